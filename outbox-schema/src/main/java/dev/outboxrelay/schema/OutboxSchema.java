@@ -1,0 +1,44 @@
+package dev.outboxrelay.schema;
+
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The outbox table's schema: its migrations, rendered for a table name and a CDC publication name.
+ *
+ * <p>The application-facing contract is the columns {@code id, aggregate_type, aggregate_id, event_type,
+ * payload, headers, created_at}; every other column is the relay's bookkeeping and has a default.
+ */
+public final class OutboxSchema {
+
+    /** The publication the CDC source reads unless told otherwise. */
+    public static final String DEFAULT_PUBLICATION = "outbox_relay_pub";
+    /** Version table shared by every migration plan in a schema. */
+    public static final String HISTORY_TABLE = "outbox_relay_schema_history";
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private static final List<String> STEPS = List.of("V1__create_outbox_table.sql");
+
+    private OutboxSchema() {
+    }
+
+    /** The migration plan for {@code table}, with the CDC publication named {@code publication}. */
+    public static MigrationPlan plan(OutboxTable table, String publication) {
+        if (!IDENTIFIER.matcher(publication).matches()) {
+            throw new IllegalArgumentException("'" + publication + "' is not a valid publication name:"
+                    + " expected lower-case letters, digits and underscores, starting with a letter or underscore");
+        }
+        Map<String, String> values = Map.of(
+                "outbox", table.quoted(),
+                "prefix", table.table(),
+                "publication", OutboxTable.quote(publication));
+        List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "outbox", STEPS, values);
+        return new MigrationPlan("outbox:" + table, table.schema(), HISTORY_TABLE, steps);
+    }
+
+    /** The migrator for {@code table} and {@code publication}. */
+    public static Migrator migrator(OutboxTable table, String publication) {
+        return Migrator.forPlan(plan(table, publication));
+    }
+}

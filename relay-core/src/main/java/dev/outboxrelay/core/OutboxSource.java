@@ -1,0 +1,21 @@
+package dev.outboxrelay.core;
+
+/**
+ * A source of outbox events (poll or CDC) running the whole pipeline: read, route, publish, acknowledge.
+ * The daemon starts exactly one and closes it on shutdown.
+ */
+public interface OutboxSource extends AutoCloseable {
+
+    /** Starts the source's own threads and returns; failures later are reported to the {@link RelayListener}. */
+    void start();
+
+    /** True while the source is running and not in an outage. */
+    boolean isHealthy();
+
+    /**
+     * Stops taking new work, waits for the in-flight batch to be acknowledged and marked, flushes and closes
+     * the producer. Idempotent; safe to call from a shutdown hook.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,53 @@
+package dev.outboxrelay.core.acknowledge;
+
+import dev.outboxrelay.schema.OutboxTable;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.UUID;
+
+/**
+ * The last stage of the pipeline: tells the outbox table which events Kafka acknowledged. Callers pass only
+ * ids whose records were acknowledged; one statement per call, in the caller's transaction.
+ */
+public interface Acknowledger {
+
+    /** What to do with a row once its record is acknowledged. */
+    enum OnPublish {
+        /** Set {@code sent_at}; rows are purged later after the retention period. */
+        MARK,
+        /** Delete the row at once. */
+        DELETE
+    }
+
+    /** An acknowledger for {@code table} that marks or deletes acknowledged rows. */
+    static Acknowledger forTable(OutboxTable table, OnPublish onPublish) {
+        return new JdbcAcknowledger(table, onPublish);
+    }
+
+    /**
+     * Marks or deletes the given rows. Ids that no longer exist (deleted by the application, or already
+     * acknowledged by an earlier run) are ignored.
+     *
+     * @return how many rows changed
+     */
+    int acknowledge(Connection connection, Collection<UUID> ids) throws SQLException;
+
+    /**
+     * Records failed publish attempts: increments {@code attempts}, stores the reason in {@code last_error}, and
+     * dead-letters rows whose attempts reach {@code maxAttempts}.
+     *
+     * @return the ids dead-lettered by this call
+     */
+    Collection<UUID> recordFailures(Connection connection, Collection<Failure> failures, int maxAttempts)
+            throws SQLException;
+
+    /**
+     * One failed attempt.
+     *
+     * @param id     the event id
+     * @param reason why it failed; stored on the row, so never the payload
+     */
+    record Failure(UUID id, String reason) {
+    }
+}

@@ -1,0 +1,62 @@
+package dev.outboxrelay.core.acknowledge;
+
+import dev.outboxrelay.schema.OutboxTable;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+final class JdbcAcknowledger implements Acknowledger {
+
+    /** Longer reasons are cut: last_error is for a human, and a stack trace does not help there. */
+    private static final int MAX_REASON = 1000;
+
+    private final String acknowledgeSql;
+    private final String failureSql;
+
+    JdbcAcknowledger(OutboxTable table, OnPublish onPublish) {
+        this.acknowledgeSql = onPublish == OnPublish.DELETE
+                ? "DELETE FROM " + table.quoted() + " WHERE id = ANY(?)"
+                : "UPDATE " + table.quoted() + " SET sent_at = now() WHERE id = ANY(?) AND sent_at IS NULL";
+        this.failureSql = "UPDATE " + table.quoted() + " SET attempts = attempts + 1, last_error = ?,"
+                + " dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN now() ELSE dead_lettered_at END"
+                + " WHERE id = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
+    }
+
+    @Override
+    public int acknowledge(Connection connection, Collection<UUID> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(acknowledgeSql)) {
+            Array array = connection.createArrayOf("uuid", ids.toArray());
+            ps.setArray(1, array);
+            return ps.executeUpdate();
+        }
+    }
+
+    @Override
+    public Collection<UUID> recordFailures(Connection connection, Collection<Failure> failures, int maxAttempts)
+            throws SQLException {
+        List<UUID> dead = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement(failureSql)) {
+            for (Failure f : failures) {
+                String reason = f.reason() == null ? "unknown error" : f.reason();
+                ps.setString(1, reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) : reason);
+                ps.setInt(2, maxAttempts);
+                ps.setObject(3, f.id());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next() && rs.getBoolean(1)) {
+                        dead.add(f.id());
+                    }
+                }
+            }
+        }
+        return dead;
+    }
+}

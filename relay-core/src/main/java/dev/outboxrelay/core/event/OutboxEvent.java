@@ -1,0 +1,38 @@
+package dev.outboxrelay.core.event;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One outbox row as both sources read it: the application's contract columns, validated.
+ *
+ * @param id            event id; the relay publishes it as header {@code id} so consumers can deduplicate
+ * @param aggregateType routing input ({@code ${aggregateType}} in the topic template), header {@code aggregate_type}
+ * @param aggregateId   record key: events of one aggregate keep their order
+ * @param eventType     header {@code type}
+ * @param payload       JSON text published as the record value; {@code null} publishes a tombstone
+ * @param headers       extra headers written by the application (e.g. {@code traceparent}), in row order
+ * @param createdAt     when the application wrote the row; used for end-to-end lag
+ */
+public record OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
+                          Map<String, String> headers, Instant createdAt) {
+
+    public OutboxEvent {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(aggregateType, "aggregateType");
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        Objects.requireNonNull(eventType, "eventType");
+        headers = headers == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
+        Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    /** Never logs the payload or header values: they may hold personal data. */
+    @Override
+    public String toString() {
+        return "OutboxEvent[id=" + id + ", aggregateType=" + aggregateType + ", aggregateId=" + aggregateId
+                + ", eventType=" + eventType + ", payloadBytes=" + (payload == null ? "null" : payload.length())
+                + ", headers=" + headers.keySet() + "]";
+    }
+}

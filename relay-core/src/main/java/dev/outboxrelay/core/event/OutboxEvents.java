@@ -1,0 +1,66 @@
+package dev.outboxrelay.core.event;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/** Builds {@link OutboxEvent}s from column values as the sources read them (jsonb arrives as text). */
+public final class OutboxEvents {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private OutboxEvents() {
+    }
+
+    /**
+     * Validates and converts one row.
+     *
+     * @param headersJson the {@code headers} column as JSON text, or {@code null}
+     * @throws MalformedEventException when {@code headers} is not a flat JSON object of strings
+     */
+    public static OutboxEvent fromRow(UUID id, String aggregateType, String aggregateId, String eventType,
+                                      String payloadJson, String headersJson, Instant createdAt)
+            throws MalformedEventException {
+        return new OutboxEvent(id, aggregateType, aggregateId, eventType, payloadJson,
+                parseHeaders(id, headersJson), createdAt);
+    }
+
+    /** Parses the {@code headers} column: a flat object whose values are strings (numbers and booleans are accepted as text). */
+    public static Map<String, String> parseHeaders(UUID id, String headersJson) throws MalformedEventException {
+        if (headersJson == null) {
+            return Map.of();
+        }
+        JsonNode node;
+        try {
+            node = JSON.readTree(headersJson);
+        } catch (JsonProcessingException e) {
+            throw new MalformedEventException(id, "headers column is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (node == null || node.isNull()) {
+            return Map.of();
+        }
+        if (!node.isObject()) {
+            throw new MalformedEventException(id, "headers column must be a JSON object of strings, was a JSON "
+                    + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode v = e.getValue();
+            if (v.isNull()) {
+                continue;
+            }
+            if (!v.isValueNode()) {
+                throw new MalformedEventException(id, "header '" + e.getKey()
+                        + "' must be a string, was a JSON " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            headers.put(e.getKey(), v.asText());
+        }
+        return headers;
+    }
+}

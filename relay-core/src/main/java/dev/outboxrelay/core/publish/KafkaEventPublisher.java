@@ -1,0 +1,48 @@
+package dev.outboxrelay.core.publish;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+final class KafkaEventPublisher implements EventPublisher {
+
+    private final Producer<byte[], byte[]> producer;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    KafkaEventPublisher(ProducerSettings settings) {
+        this.producer = new KafkaProducer<>(settings.producerProperties());
+    }
+
+    @Override
+    public CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
+        CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
+        try {
+            producer.send(record, (metadata, error) -> {
+                if (error != null) {
+                    acked.completeExceptionally(error);
+                } else {
+                    acked.complete(metadata);
+                }
+            });
+        } catch (RuntimeException e) {
+            acked.completeExceptionally(e);
+        }
+        return acked;
+    }
+
+    @Override
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close(Duration timeout) {
+        if (closed.compareAndSet(false, true)) {
+            producer.close(timeout);
+        }
+    }
+}
