@@ -121,8 +121,10 @@ public final class TestKafka implements AutoCloseable {
         config.put("share.coordinator.state.topic.min.isr", "1");
         // No point waiting for more group members that will never come.
         config.put("group.initial.rebalance.delay.ms", "0");
-        // Faster heartbeats make controlled shutdown and re-registration after restart() quicker.
+        // restart() is refused (DUPLICATE_BROKER_REGISTRATION) until the old incarnation's session expires,
+        // 9 s by default. Shorter, but still 8 heartbeats long so that a loaded CI machine does not fence it.
         config.put("broker.heartbeat.interval.ms", "500");
+        config.put("broker.session.timeout.ms", "4000");
         // Behave like a production broker: the test kit enables unstable versions by default.
         config.put("unstable.api.versions.enable", "false");
         config.put("unstable.feature.versions.enable", "false");
