@@ -226,7 +226,8 @@ final class ManagedPostgres {
             }
         }
         for (OutputStream lifeline : lifelines) {
-            // Releases the watchdog. The postmaster is already gone, so its SIGQUIT has nobody to hit.
+            // Releases the watchdogs (the JDK usually did already, when their wrapper exited). The postmaster
+            // is gone by now; its SIGQUIT could only hit a process of the server user that reused the pid.
             try {
                 lifeline.close();
             } catch (IOException ignored) {
