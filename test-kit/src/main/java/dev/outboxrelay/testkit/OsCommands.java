@@ -183,22 +183,37 @@ final class OsCommands {
         }
     }
 
-    /** Deletes a directory tree, tolerating files that vanish meanwhile (the server's watchdog may delete too). */
+    /**
+     * Deletes a directory tree and returns once it is gone (or after 10 s). Files may vanish meanwhile: the
+     * PostgreSQL watchdog deletes the same tree concurrently, so a walk can fail half-way and is retried.
+     */
     static void deleteTree(Path root) {
-        if (root == null || !Files.exists(root)) {
+        if (root == null) {
             return;
         }
-        for (int attempt = 0; attempt < 3 && Files.exists(root); attempt++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Files.exists(root)) {
             try (var paths = Files.walk(root)) {
                 paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> {
                     try {
                         Files.deleteIfExists(p);
                     } catch (IOException ignored) {
-                        // retried by the next attempt
+                        // retried by the next round
                     }
                 });
             } catch (IOException | UncheckedIOException ignored) {
                 // a file vanished during the walk; walk again
+            }
+            if (System.nanoTime() > deadline) {
+                return;
+            }
+            if (Files.exists(root)) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
         }
     }
