@@ -32,8 +32,10 @@ public final class ConfigSpec {
     private final Map<String, Option<?>> options;
     private final Map<String, Passthrough> passthroughs;
     private final Set<String> tolerated;
+    private final boolean enforceRequired;
 
-    private ConfigSpec(List<OptionSet> sets, Set<String> tolerated) {
+    private ConfigSpec(List<OptionSet> sets, Set<String> tolerated, boolean enforceRequired) {
+        this.enforceRequired = enforceRequired;
         this.sets = List.copyOf(sets);
         Map<String, Option<?>> byName = new LinkedHashMap<>();
         Map<String, Passthrough> byPrefix = new LinkedHashMap<>();
@@ -59,7 +61,7 @@ public final class ConfigSpec {
 
     /** Composes the given sets, in order. */
     public static ConfigSpec of(List<OptionSet> sets) {
-        return new ConfigSpec(sets, Set.of());
+        return new ConfigSpec(sets, Set.of(), true);
     }
 
     /** Composes the given sets, in order. */
@@ -72,7 +74,19 @@ public final class ConfigSpec {
      * commands, so one file can serve {@code run} and {@code migrate}.
      */
     public ConfigSpec tolerating(Collection<String> configFileKeys) {
-        return new ConfigSpec(sets, Set.copyOf(configFileKeys));
+        return new ConfigSpec(sets, Set.copyOf(configFileKeys), enforceRequired);
+    }
+
+    /**
+     * A spec that does not insist on required options, for command variants that need fewer inputs (e.g.
+     * {@code migrate --print} connects to nothing); everything given is still validated.
+     */
+    public ConfigSpec withoutRequired() {
+        return new ConfigSpec(sets, tolerated, false);
+    }
+
+    boolean enforcesRequired() {
+        return enforceRequired;
     }
 
     public List<OptionSet> sets() {

@@ -131,7 +131,7 @@ final class Resolver {
             source = ValueSource.DEFAULT;
             where = option.flag();
         } else {
-            if (option.required()) {
+            if (option.required() && spec.enforcesRequired()) {
                 problems.add(option.displayName() + ": required"
                         + (option.environmentOnly() ? "" : " (or set " + option.envVar() + ")"));
             }
