@@ -39,6 +39,10 @@ final class Cli {
         this.commands = List.of(new MigrateCommand(), new RunCommand(factories));
     }
 
+    List<Command> commands() {
+        return commands;
+    }
+
     int execute(String[] args) {
         ConfigSources.Builder sources = ConfigSources.builder().environment(env);
         Set<Option<?>> envOnly = new LinkedHashSet<>();
