@@ -1,0 +1,123 @@
+package dev.outboxrelay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxrelay.testkit.PostgresDatabaseExtension;
+import dev.outboxrelay.testkit.TestDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code migrate} against the test kit's real PostgreSQL, run as the unprivileged, password-authenticated role. */
+class MigrateCommandIT {
+
+    /** Instance field: every test gets its own empty database. */
+    @RegisterExtension
+    final PostgresDatabaseExtension postgres = new PostgresDatabaseExtension();
+
+    @TempDir
+    Path dir;
+
+    private CliRun migrate(String password, String... extra) {
+        TestDatabase db = postgres.database();
+        List<String> args = new ArrayList<>(List.of("migrate", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser()));
+        args.addAll(List.of(extra));
+        return CliRun.of(Map.of("RELAY_DB_PASSWORD", password), args.toArray(String[]::new));
+    }
+
+    @Test
+    void migrateCreatesTheTableOnceAndASecondRunChangesNothing() {
+        TestDatabase db = postgres.database();
+        CliRun first = migrate(db.relayPassword());
+        assertThat(first).isEqualTo(new CliRun(0,
+                "applied version 1 (create outbox table) to public.outbox\npublic.outbox is now at version 1\n", ""));
+        assertThat(db.queryLong("SELECT count(*) FROM pg_publication WHERE pubname = 'outbox_relay_pub'")).isOne();
+        assertThat(db.queryString("SELECT tableowner FROM pg_tables WHERE tablename = 'outbox'"))
+                .isEqualTo(db.relayUser());
+
+        CliRun second = migrate(db.relayPassword());
+        assertThat(second).isEqualTo(new CliRun(0, "public.outbox is already at version 1; nothing to apply\n", ""));
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isOne();
+    }
+
+    @Test
+    void concurrentMigratesBothSucceedAndApplyTheSchemaOnce() throws Exception {
+        TestDatabase db = postgres.database();
+        int runs = 4;
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(runs);
+        List<Future<CliRun>> results = new ArrayList<>();
+        try {
+            for (int i = 0; i < runs; i++) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    return migrate(db.relayPassword());
+                }));
+            }
+            go.countDown();
+            int applied = 0;
+            for (Future<CliRun> f : results) {
+                CliRun r = f.get();
+                assertThat(r.exitCode()).as(r.err()).isZero();
+                applied += r.out().startsWith("applied version 1") ? 1 : 0;
+            }
+            assertThat(applied).isOne();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isOne();
+        assertThat(db.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'outbox'")).isOne();
+    }
+
+    @Test
+    void aRowWithOnlyTheContractColumnsIsAccepted() {
+        TestDatabase db = postgres.database();
+        assertThat(migrate(db.relayPassword()).exitCode()).isZero();
+        db.execute("INSERT INTO public.outbox (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+                + " VALUES ('6f1c2d3e-0000-4000-8000-000000000001', 'order', 'o-1', 'OrderPaid',"
+                + " '{\"amount\": 1}', '{\"traceparent\": \"x\"}')");
+        assertThat(db.queryString("SELECT concat_ws(',', seq IS NOT NULL, created_at IS NOT NULL, attempts,"
+                + " sent_at IS NULL, dead_lettered_at IS NULL) FROM public.outbox")).isEqualTo("t,t,0,t,t");
+    }
+
+    @Test
+    void customTableAndPublicationAndPasswordFile() throws IOException {
+        TestDatabase db = postgres.database();
+        Path pw = Files.writeString(dir.resolve("pw"), db.relayPassword() + "\n");
+        CliRun r = CliRun.of(Map.of(), "migrate", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser(),
+                "--db-password-file", pw.toString(), "--table", "public.orders_outbox", "--publication", "orders_pub");
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.out()).endsWith("public.orders_outbox is now at version 1\n");
+        assertThat(db.queryLong("SELECT count(*) FROM pg_publication_tables WHERE pubname = 'orders_pub'"
+                + " AND tablename = 'orders_outbox'")).isOne();
+    }
+
+    @Test
+    void wrongPasswordIsOneLineNamingTheServerAndTheReason() {
+        TestDatabase db = postgres.database();
+        String wrong = "not-" + db.relayPassword();
+        CliRun r = migrate(wrong);
+        assertThat(r).isEqualTo(new CliRun(1, "", "error: cannot connect to PostgreSQL at " + db.host() + ":"
+                + db.port() + "/" + db.name() + ": password authentication failed for user \"" + db.relayUser()
+                + "\"\n"));
+    }
+
+    @Test
+    void verboseAddsTheStackTraceButNeverThePassword() {
+        TestDatabase db = postgres.database();
+        String wrong = "not-" + db.relayPassword();
+        CliRun r = migrate(wrong, "--verbose");
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.err()).contains("DatabaseConnectException", "\tat ").doesNotContain(wrong);
+    }
+}

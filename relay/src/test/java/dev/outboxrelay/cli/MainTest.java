@@ -1,0 +1,188 @@
+package dev.outboxrelay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** The CLI without a database: help, version, usage errors, secrets, dry run, unreachable database. */
+class MainTest {
+
+    static final String SECRET = "hunter2-s3cr3t";
+    static final String[] RUN_REQUIRED = {"run", "--mode", "poll", "--db-url", "jdbc:postgresql://localhost:5432/app",
+        "--db-user", "relay", "--kafka-bootstrap", "localhost:9092"};
+
+    @TempDir
+    Path dir;
+
+    private ListAppender<ILoggingEvent> logs;
+
+    @BeforeEach
+    void captureLogs() {
+        logs = new ListAppender<>();
+        logs.start();
+        root().addAppender(logs);
+    }
+
+    @AfterEach
+    void stopCapturing() {
+        root().detachAppender(logs);
+    }
+
+    private static Logger root() {
+        return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    }
+
+    private String capturedLogs() {
+        StringBuilder s = new StringBuilder();
+        logs.list.forEach(e -> s.append(e.getFormattedMessage()).append('\n'));
+        return s.toString();
+    }
+
+    private static String[] with(String[] base, String... more) {
+        String[] all = new String[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    @Test
+    void helpShowsEnvironmentVariablesDefaultsAndExamplesForEveryCommand() {
+        CliRun root = CliRun.of("--help");
+        assertThat(root.exitCode()).isZero();
+        assertThat(root.out()).contains("migrate", "run", "Examples:");
+        for (String command : new String[] {"migrate", "run"}) {
+            CliRun help = CliRun.of(command, "--help");
+            assertThat(help.exitCode()).isZero();
+            assertThat(help.out()).contains("Example", "Env: RELAY_DB_URL", "RELAY_DB_PASSWORD", "--db-password-file",
+                    "Default: public.outbox");
+            assertThat(help.err()).isEmpty();
+        }
+        CliRun run = CliRun.of("run", "--help");
+        assertThat(run.out()).contains("Default: outbox.event.${aggregateType}", "--kafka.<property>=<value>",
+                "--mode=<poll|cdc>", "Default: 8080", "--dry-run");
+    }
+
+    @Test
+    void helpNeverShowsSecretsEvenWhenTheyAreSet() {
+        CliRun help = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET), "run", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out() + help.err()).doesNotContain(SECRET);
+    }
+
+    @Test
+    void versionComesFromTheMavenProject() {
+        CliRun version = CliRun.of("--version");
+        assertThat(version.exitCode()).isZero();
+        assertThat(version.out().strip()).matches("outbox-relay \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
+    }
+
+    @Test
+    void unknownOptionExitsTwoWithOneLineNeverEchoingItsValue() {
+        CliRun r = CliRun.of("migrate", "--bogus=" + SECRET);
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("error: --bogus: unknown option (see 'outbox-relay migrate --help')\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void missingCommandAndMissingValueAreUsageErrors() {
+        assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
+                "error: missing command: migrate or run (see 'outbox-relay --help')\n"));
+        assertThat(CliRun.of("migrate", "--db-url")).isEqualTo(new CliRun(2, "",
+                "error: --db-url: needs a value (see 'outbox-relay migrate --help')\n"));
+    }
+
+    @Test
+    void passwordFlagIsRejectedPointingToTheEnvironmentAndFile() {
+        for (String[] args : new String[][] {
+            {"migrate", "--db-url", "jdbc:postgresql://localhost/app", "--db-user", "relay", "--db-password", SECRET},
+            {"migrate", "--db-url", "jdbc:postgresql://localhost/app", "--db-user", "relay", "--db-password=" + SECRET}}) {
+            CliRun r = CliRun.of(args);
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.err()).isEqualTo("error: --db-password: not accepted on the command line, where other users"
+                    + " can see it; set RELAY_DB_PASSWORD or use --db-password-file FILE"
+                    + " (see 'outbox-relay migrate --help')\n");
+        }
+    }
+
+    @Test
+    void everyConfigurationProblemIsReportedBeforeAnythingIsContacted() {
+        CliRun r = CliRun.of("run", "--mode", "rabbit", "--http-port", "70000", "--kafka.acks=0");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("""
+                error: --mode: expected one of poll, cdc, was 'rabbit'
+                error: --http-port: must be between 0 and 65535, was 70000
+                error: --db-url: required (or set RELAY_DB_URL)
+                error: --db-user: required (or set RELAY_DB_USER)
+                error: --kafka-bootstrap: required (or set RELAY_KAFKA_BOOTSTRAP)
+                error: --kafka.acks=0 weakens delivery: the relay requires acks=all (see 'outbox-relay run --help')
+                """);
+    }
+
+    @Test
+    void migratePrintNeedsNoDatabase() {
+        CliRun r = CliRun.of("migrate", "--print", "--table", "orders.outbox", "--publication", "orders_pub");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).startsWith("-- outbox-relay schema for outbox:orders.outbox, version 1")
+                .contains("CREATE TABLE \"orders\".\"outbox\"",
+                        "CREATE PUBLICATION \"orders_pub\" FOR TABLE \"orders\".\"outbox\"")
+                .endsWith("COMMIT;\n");
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void unreachableDatabaseIsOneLineAndExitCodeOne() throws IOException {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        CliRun r = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET), "migrate",
+                "--db-url", "jdbc:postgresql://localhost:" + closedPort + "/app", "--db-user", "relay");
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.err()).isEqualTo("error: cannot connect to PostgreSQL at localhost:" + closedPort
+                + "/app: connection refused\n");
+        assertThat(capturedLogs()).doesNotContain(SECRET);
+    }
+
+    @Test
+    void dryRunPrintsTheEffectiveConfigurationWithSecretsMasked() throws IOException {
+        Path producer = Files.writeString(dir.resolve("producer.properties"),
+                "ssl.keystore.password=" + SECRET + "\nlinger.ms=20\n");
+        Path config = Files.writeString(dir.resolve("relay.properties"),
+                "on-publish=delete\nkafka.sasl.jaas.config=" + SECRET + "\n");
+        CliRun r = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET, "RELAY_MAX_ATTEMPTS", "3"),
+                with(RUN_REQUIRED, "--dry-run", "--config", config.toString(),
+                        "--kafka-config-file", producer.toString(), "--kafka.sasl.password=" + SECRET));
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out() + r.err() + capturedLogs()).doesNotContain(SECRET);
+        assertThat(r.out()).contains(
+                "mode = poll (command line)\n",
+                "db-password = [hidden] (environment)\n",
+                "on-publish = delete (config file)\n",
+                "max-attempts = 3 (environment)\n",
+                "topic-template = outbox.event.${aggregateType} (default)\n",
+                "kafka.linger.ms = 20 (passthrough file)\n",
+                "kafka.ssl.keystore.password = [hidden] (passthrough file)\n",
+                "kafka.sasl.jaas.config = [hidden] (config file)\n",
+                "kafka.sasl.password = [hidden] (command line)\n");
+    }
+
+    @Test
+    void runWithoutAWiredSourceFailsInsteadOfPretending() {
+        CliRun r = CliRun.withFactories(Map.of(), RUN_REQUIRED);
+        assertThat(r).isEqualTo(new CliRun(1, "", "error: --mode poll is not available in this build:"
+                + " no source module registered a SourceFactory for it\n"));
+    }
+}
