@@ -104,7 +104,7 @@ final class JdbcPollingSource implements PollingSource {
         while (!stopping) {
             try (Connection c = connections.connect()) {
                 c.setAutoCommit(true);
-                queries.identify(c, settings.relayName());
+                queries.prepareSession(c, settings.relayName());
                 databaseRecovered();
                 if (!becomeActive(c)) {
                     continue;
@@ -180,6 +180,7 @@ final class JdbcPollingSource implements PollingSource {
                     Batch batch = batches.send(rows, blocked(inFlight));
                     if (batch.outage != null) {
                         pausedUntil = kafkaOutage(batch.outage);
+                        more = true; // retry the held rows as soon as the backoff is over
                     }
                     if (!batch.isEmpty()) {
                         inFlight.add(batch);

@@ -41,9 +41,14 @@ final class OutboxQueries {
                 + " ORDER BY sent_at LIMIT ?)";
     }
 
-    /** Sets {@code application_name}, so operators can tell relay sessions apart in {@code pg_stat_activity}. */
-    void identify(Connection c, String relayName) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false)")) {
+    /**
+     * Prepares the poller's session: {@code application_name}, so operators can tell relay sessions apart in
+     * {@code pg_stat_activity}; and custom plans, so the in-flight exclusion list is planned as a constant
+     * and PostgreSQL can hash it instead of comparing every row against every element.
+     */
+    void prepareSession(Connection c, String relayName) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false),"
+                + " set_config('plan_cache_mode', 'force_custom_plan', false)")) {
             ps.setString(1, relayName);
             ps.execute();
         }
