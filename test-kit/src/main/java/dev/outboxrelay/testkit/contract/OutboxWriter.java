@@ -33,6 +33,11 @@ public final class OutboxWriter {
         this.table = table;
     }
 
+    /** The database written to. */
+    public TestDatabase database() {
+        return database;
+    }
+
     /** Inserts rows in one transaction on a new connection; returns their ids in order. */
     public List<String> insert(List<Row> rows) {
         try (Connection c = database.connect()) {

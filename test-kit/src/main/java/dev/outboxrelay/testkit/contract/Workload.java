@@ -1,6 +1,8 @@
 package dev.outboxrelay.testkit.contract;
 
 import dev.outboxrelay.testkit.contract.OutboxWriter.Row;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -54,7 +56,15 @@ public final class Workload {
     }
 
     private void run(OutboxWriter writer, String type, int keys, int perKeyCount, int threadCount, int thread,
-                     long pauseMillis) throws InterruptedException {
+                     long pauseMillis) throws InterruptedException, SQLException {
+        try (Connection c = writer.database().connect()) {
+            c.setAutoCommit(false);
+            run(writer, c, type, keys, perKeyCount, threadCount, thread, pauseMillis);
+        }
+    }
+
+    private void run(OutboxWriter writer, Connection c, String type, int keys, int perKeyCount, int threadCount,
+                     int thread, long pauseMillis) throws InterruptedException, SQLException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         List<Row> tx = new ArrayList<>();
         int txSize = 1 + random.nextInt(20);
@@ -62,7 +72,7 @@ public final class Workload {
             for (int k = thread; k < keys; k += threadCount) {
                 tx.add(Row.of(type, "key-" + k, n));
                 if (tx.size() >= txSize) {
-                    commit(writer, tx);
+                    commit(writer, c, tx);
                     txSize = 1 + random.nextInt(20);
                     if (pauseMillis > 0) {
                         Thread.sleep(pauseMillis);
@@ -71,12 +81,13 @@ public final class Workload {
             }
         }
         if (!tx.isEmpty()) {
-            commit(writer, tx);
+            commit(writer, c, tx);
         }
     }
 
-    private void commit(OutboxWriter writer, List<Row> tx) {
-        List<String> ids = writer.insert(tx);
+    private void commit(OutboxWriter writer, Connection c, List<Row> tx) throws SQLException {
+        List<String> ids = writer.insert(c, tx);
+        c.commit();
         for (int i = 0; i < tx.size(); i++) {
             int key = Integer.parseInt(tx.get(i).aggregateId().substring("key-".length()));
             perKey.get(key).add(ids.get(i));
