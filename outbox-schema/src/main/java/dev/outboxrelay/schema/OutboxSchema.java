@@ -18,7 +18,7 @@ public final class OutboxSchema {
     public static final String HISTORY_TABLE = "outbox_relay_schema_history";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-    private static final List<String> STEPS = List.of("V1__create_outbox_table.sql");
+    private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql");
 
     private OutboxSchema() {
     }
@@ -32,9 +32,19 @@ public final class OutboxSchema {
         Map<String, String> values = Map.of(
                 "outbox", table.quoted(),
                 "prefix", table.table(),
-                "publication", OutboxTable.quote(publication));
+                "publication", OutboxTable.quote(publication),
+                "notifyfunction", table.quotedInSchema(table.companion("relay_notify")),
+                "channel", notifyChannel(table));
         List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "outbox", STEPS, values);
         return new MigrationPlan("outbox:" + table, table.schema(), HISTORY_TABLE, steps);
+    }
+
+    /**
+     * The LISTEN/NOTIFY channel on which migration 2 announces committed inserts into {@code table}. Two
+     * tables of the same name in different schemas share it: that only costs a spurious wake-up.
+     */
+    public static String notifyChannel(OutboxTable table) {
+        return table.companion("relay_notify");
     }
 
     /** The migrator for {@code table} and {@code publication}. */

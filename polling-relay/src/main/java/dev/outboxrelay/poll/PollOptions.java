@@ -1,0 +1,80 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.core.config.Option;
+import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.Validator;
+import java.time.Duration;
+
+/** Options of {@code run --mode poll}, declared once; help, config files and the environment derive from them. */
+public final class PollOptions {
+
+    public static final Option<Integer> BATCH_SIZE = Option.integer("batch-size")
+            .defaultValue("1000")
+            .validate(Validator.between(1, 100_000))
+            .doc("Rows fetched and published per batch; also bounds the duplicates a crash can cause.")
+            .example("500")
+            .build();
+
+    public static final Option<Duration> POLL_INTERVAL = Option.duration("poll-interval")
+            .defaultValue("500ms")
+            .validate(Validator.atLeast(Duration.ofMillis(10), "10ms"))
+            .doc("Fallback poll period; inserts wake the relay at once through LISTEN/NOTIFY.")
+            .example("1s")
+            .build();
+
+    public static final Option<Integer> PIPELINE_DEPTH = Option.integer("pipeline-depth")
+            .defaultValue("2")
+            .validate(Validator.between(1, 16))
+            .doc("Batches in flight at once (the next is fetched and sent while Kafka acknowledges the previous).")
+            .example("1")
+            .build();
+
+    public static final Option<PollSettings.OnPoison> ON_POISON = Option.enumeration("on-poison",
+                    PollSettings.OnPoison.class)
+            .defaultValue("block")
+            .doc("After a row is dead-lettered: block keeps later events of its key waiting (order), skip lets them flow.")
+            .example("skip")
+            .build();
+
+    public static final Option<String> DEAD_LETTER_TOPIC = Option.string("dead-letter-topic")
+            .validate(v -> v.matches("[a-zA-Z0-9._-]{1,249}") ? null
+                    : "must be a Kafka topic name (letters, digits, '.', '_', '-')")
+            .doc("Also send dead-lettered events to this topic (header dead_letter_reason); they stay in the table.")
+            .example("outbox.dead-letters")
+            .build();
+
+    public static final Option<Duration> RETENTION = Option.duration("retention")
+            .defaultValue("7d")
+            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
+            .doc("With --on-publish mark: how long sent rows are kept before they are purged in batches.")
+            .example("24h")
+            .build();
+
+    public static final Option<Duration> PURGE_INTERVAL = Option.duration("purge-interval")
+            .defaultValue("1m")
+            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
+            .doc("How often the purge of sent rows runs.")
+            .example("10m")
+            .build();
+
+    public static final Option<Duration> STANDBY_INTERVAL = Option.duration("standby-interval")
+            .defaultValue("2s")
+            .validate(Validator.atLeast(Duration.ofMillis(100), "100ms"))
+            .doc("How often a standby relay tries to take over polling of the table.")
+            .example("5s")
+            .build();
+
+    public static final Option<String> RELAY_NAME = Option.string("relay-name")
+            .defaultValue("outbox-relay")
+            .validate(Validator.notBlank())
+            .doc("Name of this instance in logs and in pg_stat_activity (application_name).")
+            .example("orders-relay-1")
+            .build();
+
+    /** The poll source's options. */
+    public static final OptionSet SET = OptionSet.of("Polling (--mode poll)", BATCH_SIZE, POLL_INTERVAL,
+            PIPELINE_DEPTH, ON_POISON, DEAD_LETTER_TOPIC, RETENTION, PURGE_INTERVAL, STANDBY_INTERVAL, RELAY_NAME);
+
+    private PollOptions() {
+    }
+}

@@ -1,0 +1,57 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.Password;
+import dev.outboxrelay.core.config.RelayConfig;
+import dev.outboxrelay.core.route.EventRouter;
+import java.util.Properties;
+
+/** Plugs the poll source into {@code run --mode poll} (registered through {@link java.util.ServiceLoader}). */
+public final class PollSourceFactory implements SourceFactory {
+
+    @Override
+    public String mode() {
+        return "poll";
+    }
+
+    @Override
+    public OptionSet options() {
+        return PollOptions.SET;
+    }
+
+    @Override
+    public OutboxSource create(RelayConfig config, RelayListener listener) {
+        return PollingSource.create(settings(config), connections(config),
+                EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
+                KafkaOptions.producerSettings(config), listener);
+    }
+
+    static PollSettings settings(RelayConfig config) {
+        return PollSettings.builder()
+                .table(config.get(DatabaseOptions.TABLE))
+                .onPublish(config.get(KafkaOptions.ON_PUBLISH))
+                .maxAttempts(config.get(KafkaOptions.MAX_ATTEMPTS))
+                .batchSize(config.get(PollOptions.BATCH_SIZE))
+                .pollInterval(config.get(PollOptions.POLL_INTERVAL))
+                .pipelineDepth(config.get(PollOptions.PIPELINE_DEPTH))
+                .onPoison(config.get(PollOptions.ON_POISON))
+                .deadLetterTopic(config.find(PollOptions.DEAD_LETTER_TOPIC).orElse(null))
+                .retention(config.get(PollOptions.RETENTION))
+                .purgeInterval(config.get(PollOptions.PURGE_INTERVAL))
+                .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))
+                .relayName(config.get(PollOptions.RELAY_NAME))
+                .build();
+    }
+
+    private static ConnectionFactory connections(RelayConfig config) {
+        Properties props = new Properties();
+        props.setProperty("user", config.get(DatabaseOptions.DB_USER));
+        DatabaseOptions.password(config).map(Password::reveal).ifPresent(p -> props.setProperty("password", p));
+        return ConnectionFactory.jdbc(config.get(DatabaseOptions.DB_URL), props);
+    }
+}

@@ -1,0 +1,317 @@
+package dev.outboxrelay.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ReadRecord;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import dev.outboxrelay.testkit.contract.OutboxWriter.Row;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every source (poll, CDC) must show, asserted on what a consumer reads from Kafka. A source
+ * module subclasses this once and only says how to create the schema and start its relay; the tests are
+ * final. Rows are written with plain SQL on the contract columns, exactly like an application would.
+ *
+ * <p>Options passed to {@link #startRelay} use the CLI's option names without dashes; a subclass must honour:
+ * {@value #TOPIC_TEMPLATE}, {@value #ON_PUBLISH} ({@code mark|delete}), {@value #MAX_ATTEMPTS},
+ * {@value #ON_POISON} ({@code block|skip}). Absent options mean the relay's defaults.
+ *
+ * <p>Failure reasons stored in {@code last_error} are API: the contract checks that a malformed-headers reason
+ * says the headers {@code must be a JSON object}, and that a broker rejection names {@code RecordTooLarge}.
+ */
+public abstract class RelayContract {
+
+    public static final String TOPIC_TEMPLATE = "topic-template";
+    public static final String ON_PUBLISH = "on-publish";
+    public static final String MAX_ATTEMPTS = "max-attempts";
+    public static final String ON_POISON = "on-poison";
+    /** The outbox table every contract test uses. */
+    public static final String TABLE = "public.outbox";
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final List<RelayHandle> relays = new ArrayList<>();
+    private TestDatabase database;
+    private RelayEnvironment env;
+    private OutboxWriter writer;
+    private TopicReader reader;
+    private String prefix;
+
+    /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
+    protected abstract void migrate(TestDatabase database, String table) throws Exception;
+
+    /** Starts one relay instance and returns once it runs (it need not have published anything yet). */
+    protected abstract RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) throws Exception;
+
+    @BeforeEach
+    final void createDatabase() throws Exception {
+        database = TestPostgres.shared().createDatabase("contract");
+        migrate(database, TABLE);
+        env = new RelayEnvironment(database, TABLE, TestKafka.shared());
+        writer = new OutboxWriter(database, TABLE);
+        reader = TopicReader.of(env.kafka());
+        prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    final void stopEverything() {
+        for (int i = relays.size() - 1; i >= 0; i--) {
+            relays.get(i).close();
+        }
+        relays.clear();
+        if (!env.kafka().isRunning()) {
+            env.kafka().restart();
+        }
+        database.drop();
+    }
+
+    @Test
+    final void publishesTheOutputContract() throws Exception {
+        Row created = new Row(UUID.randomUUID(), "Order", "order-1", "Created", "{\"total\": 12.5, \"items\": [1, 2]}",
+                "{\"traceparent\": \"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\", \"tenant\": \"acme\"}");
+        Row deleted = new Row(UUID.randomUUID(), "Order", "order-1", "Deleted", null, null);
+        writer.insert(List.of(created, deleted));
+        String renderedPayload = database.queryString("SELECT payload::text FROM outbox WHERE id = '" + created.id() + "'");
+
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}.${eventType}"));
+
+        ReadRecord c = only(prefix + ".Order.Created", created.id());
+        assertThat(c.key()).isEqualTo("order-1");
+        assertThat(c.value()).isEqualTo(renderedPayload);
+        assertThat(c.headers()).containsEntry("id", created.id().toString()).containsEntry("type", "Created")
+                .containsEntry("aggregate_type", "Order")
+                .containsEntry("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                .containsEntry("tenant", "acme");
+        ReadRecord d = only(prefix + ".Order.Deleted", deleted.id());
+        assertThat(d.key()).isEqualTo("order-1");
+        assertThat(d.isTombstone()).as("NULL payload is published as a tombstone").isTrue();
+        assertThat(d.headers()).containsEntry("type", "Deleted").containsEntry("aggregate_type", "Order");
+    }
+
+    @Test
+    final void defaultTopicIsOutboxEventDotAggregateType() throws Exception {
+        String type = "Contract" + prefix.substring(prefix.length() - 8);
+        Row row = Row.of(type, "k", 1);
+        writer.insert(List.of(row));
+        relay(Map.of());
+        assertThat(only("outbox.event." + type, row.id()).key()).isEqualTo("k");
+    }
+
+    @Test
+    final void concurrentWritersArriveCompleteAndInPerKeyOrder() throws Exception {
+        String topic = prefix + ".Stream";
+        env.kafka().createTopic(topic, 3);
+        relay(template());
+        List<String> expected = Workload.write(writer, "Stream", 10, 1000, 4, 0);
+        assertDelivered(topic, expected);
+        awaitNothingUnsent();
+    }
+
+    @Test
+    final void rowOfATransactionThatCommitsLastIsPublished() throws Exception {
+        relay(template());
+        try (Connection late = database.connect()) {
+            late.setAutoCommit(false);
+            // Inserted first, so it takes the lower seq; committed last.
+            List<String> lateIds = writer.insert(late, List.of(Row.of("Late", "late-key", 1)));
+            List<String> early = writer.insert(List.of(Row.of("Late", "a", 1), Row.of("Late", "b", 1),
+                    Row.of("Late", "c", 1)));
+            assertDelivered(prefix + ".Late", early);
+            late.commit();
+            List<String> all = new ArrayList<>(early);
+            all.addAll(lateIds);
+            assertDelivered(prefix + ".Late", all);
+        }
+        awaitNothingUnsent();
+    }
+
+    @Test
+    final void kafkaOutageMidStreamLosesNothing() throws Exception {
+        relay(template());
+        String topic = prefix + ".Outage";
+        Workload load = Workload.start(writer, "Outage", 10, 300, 2, 2);
+        reader.read(topic, 500, WAIT);
+        env.kafka().stop();
+        Thread.sleep(3000); // writers keep committing while the broker is gone
+        env.kafka().restart();
+        assertDelivered(topic, load.join());
+        awaitNothingUnsent();
+    }
+
+    @Test
+    final void twoRelaysAtOnceLoseNothingAndKeepOrder() throws Exception {
+        RelayHandle first = relay(template());
+        relay(template());
+        String topic = prefix + ".Pair";
+        Workload load = Workload.start(writer, "Pair", 10, 300, 2, 1);
+        reader.read(topic, 1000, WAIT);
+        first.close(); // whichever was active, the other one carries on
+        assertDelivered(topic, load.join());
+        awaitNothingUnsent();
+    }
+
+    @Test
+    final void malformedHeadersAreDeadLetteredAndBlockOnlyTheirKey() throws Exception {
+        Row before = Row.of("Poison", "p", 1);
+        Row poison = new Row(UUID.randomUUID(), "Poison", "p", "Happened", "{\"n\": 2}", "[\"not\", \"an\", \"object\"]");
+        Row after = Row.of("Poison", "p", 3);
+        writer.insert(List.of(before, poison, after));
+        List<String> others = writer.insert(List.of(Row.of("Poison", "q", 1), Row.of("Poison", "r", 1)));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "2"));
+
+        awaitDeadLettered(poison.id(), "must be a JSON object", 2);
+        assertLaterEventsOfKeyWait(prefix + ".Poison", "Poison", before, after, others);
+    }
+
+    @Test
+    final void withSkipLaterEventsOfAPoisonedKeyFlowOn() throws Exception {
+        Row poison = new Row(UUID.randomUUID(), "Skip", "p", "Happened", "{\"n\": 1}", "[1]");
+        Row after = Row.of("Skip", "p", 2);
+        writer.insert(List.of(poison, after));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1", ON_POISON, "skip"));
+        assertDelivered(prefix + ".Skip", List.of(after.id().toString()));
+        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+    }
+
+    @Test
+    final void recordTooLargeForTheTopicIsDeadLetteredAndBlocksOnlyItsKey() throws Exception {
+        String topic = prefix + ".Big";
+        env.kafka().createTopic(topic, 1, Map.of("max.message.bytes", "2048"));
+        Row before = Row.of("Big", "big", 1);
+        Row huge = new Row(UUID.randomUUID(), "Big", "big", "Happened", "{\"blob\": \"" + incompressible(16_000) + "\"}", null);
+        Row after = Row.of("Big", "big", 3);
+        writer.insert(List.of(before, huge, after));
+        List<String> others = writer.insert(List.of(Row.of("Big", "small-1", 1), Row.of("Big", "small-2", 1)));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "2"));
+
+        awaitDeadLettered(huge.id(), "RecordTooLarge", 2);
+        assertLaterEventsOfKeyWait(topic, "Big", before, after, others);
+    }
+
+    @Test
+    final void rowsAreMarkedSentOnlyAfterTheyAreOnTheTopic() throws Exception {
+        relay(template());
+        String topic = prefix + ".Mark";
+        Workload load = Workload.start(writer, "Mark", 10, 200, 2, 2);
+        int checks = 0;
+        while (!load.isDone() || checks < 3) {
+            List<String> marked = queryStrings("SELECT id::text FROM outbox WHERE sent_at IS NOT NULL");
+            Set<String> onTopic = ids(reader.readAll(topic));
+            assertThat(onTopic).as("every row marked sent is already on the topic").containsAll(marked);
+            checks++;
+        }
+        assertDelivered(topic, load.join());
+        awaitNothingUnsent();
+    }
+
+    @Test
+    final void withOnPublishDeleteRowsAreDeletedOnlyAfterTheyAreOnTheTopic() throws Exception {
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", ON_PUBLISH, "delete"));
+        String topic = prefix + ".Delete";
+        Workload load = Workload.start(writer, "Delete", 10, 200, 2, 2);
+        int checks = 0;
+        while (!load.isDone() || checks < 3) {
+            Set<String> gone = new HashSet<>(load.committedSoFar());
+            gone.removeAll(queryStrings("SELECT id::text FROM outbox"));
+            Set<String> onTopic = ids(reader.readAll(topic));
+            assertThat(onTopic).as("every deleted row is already on the topic").containsAll(gone);
+            checks++;
+        }
+        assertDelivered(topic, load.join());
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private RelayHandle relay(Map<String, String> options) throws Exception {
+        RelayHandle handle = startRelay(env, options);
+        relays.add(handle);
+        return handle;
+    }
+
+    private Map<String, String> template() {
+        return Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}");
+    }
+
+    private ReadRecord only(String topic, UUID id) {
+        List<ReadRecord> records = reader.readUntilIds(topic, Set.of(id.toString()), WAIT);
+        List<ReadRecord> matching = records.stream().filter(r -> id.toString().equals(r.id())).toList();
+        assertThat(matching).as("records with id %s on %s", id, topic).isNotEmpty();
+        return matching.get(0);
+    }
+
+    private void assertDelivered(String topic, List<String> expectedInPerKeyOrder) {
+        List<ReadRecord> records = reader.readUntilIds(topic, new HashSet<>(expectedInPerKeyOrder), WAIT);
+        DeliveryReport report = DeliveryReport.of(records, expectedInPerKeyOrder);
+        assertThat(report.nothingLost()).as("nothing lost: %s", report).isTrue();
+        assertThat(report.inPerKeyOrder()).as("per-key order: %s", report).isTrue();
+    }
+
+    private void awaitNothingUnsent() {
+        await().atMost(WAIT).until(() -> database.queryLong(
+                "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL") == 0);
+    }
+
+    private void awaitDeadLettered(UUID id, String reasonPart, int attempts) {
+        await().atMost(WAIT).until(() -> database.queryLong(
+                "SELECT count(*) FROM outbox WHERE dead_lettered_at IS NOT NULL AND id = '" + id + "'") == 1);
+        assertThat(database.queryString("SELECT last_error FROM outbox WHERE id = '" + id + "'")).contains(reasonPart);
+        assertThat(database.queryLong("SELECT attempts FROM outbox WHERE id = '" + id + "'")).isEqualTo(attempts);
+        assertThat(database.queryString("SELECT sent_at::text FROM outbox WHERE id = '" + id + "'")).isNull();
+    }
+
+    /** Other keys flow, the poisoned key's earlier event is out, its later event waits unsent (BLOCK). */
+    private void assertLaterEventsOfKeyWait(String topic, String type, Row before, Row after, List<String> others) {
+        List<String> expected = new ArrayList<>(others);
+        expected.add(before.id().toString());
+        // Written after the dead letter: once these are out, the relay has had every chance to send `after`.
+        expected.addAll(writer.insert(List.of(Row.of(type, "late-1", 1), Row.of(type, "late-2", 1))));
+        assertDelivered(topic, expected);
+        assertThat(ids(reader.readAll(topic))).as("later event of the dead-lettered key waits")
+                .doesNotContain(after.id().toString());
+        assertThat(database.queryString("SELECT coalesce(sent_at::text, 'unsent') FROM outbox WHERE id = '"
+                + after.id() + "'")).isEqualTo("unsent");
+    }
+
+    private static Set<String> ids(List<ReadRecord> records) {
+        return records.stream().map(ReadRecord::id).filter(java.util.Objects::nonNull).collect(Collectors.toSet());
+    }
+
+    /** Random hex: lz4 cannot shrink it below the topic limit. */
+    private static String incompressible(int length) {
+        StringBuilder s = new StringBuilder(length);
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (s.length() < length) {
+            s.append(Long.toHexString(random.nextLong()));
+        }
+        return s.substring(0, length);
+    }
+
+    private List<String> queryStrings(String sql) throws java.sql.SQLException {
+        List<String> values = new ArrayList<>();
+        try (Connection c = database.connect(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+}
