@@ -1,0 +1,98 @@
+package dev.outboxrelay.core.config;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** Options naming the PostgreSQL database and outbox table; used by {@code migrate} and both sources. */
+public final class DatabaseOptions {
+
+    public static final Option<String> DB_URL = Option.string("db-url")
+            .required()
+            .validate(url -> url.startsWith("jdbc:postgresql:") ? null
+                    : "must be a PostgreSQL JDBC URL such as jdbc:postgresql://db.example.com:5432/app")
+            .doc("PostgreSQL JDBC URL. Driver settings such as sslmode, sslrootcert or connectTimeout go in the URL.")
+            .example("jdbc:postgresql://db.example.com:5432/app?sslmode=verify-full")
+            .build();
+
+    public static final Option<String> DB_USER = Option.string("db-user")
+            .required()
+            .validate(Validator.notBlank())
+            .doc("Database role the relay logs in as.")
+            .example("relay")
+            .build();
+
+    public static final Option<Password> DB_PASSWORD = Option.password("db-password")
+            .environmentOnly("set RELAY_DB_PASSWORD or use --db-password-file FILE")
+            .doc("Database password; environment only (never a flag), or use --db-password-file.")
+            .example("(secret)")
+            .build();
+
+    public static final Option<Path> DB_PASSWORD_FILE = Option.path("db-password-file")
+            .validate(Validator.readableFile())
+            .doc("File holding the database password (e.g. a mounted secret); a trailing newline is ignored.")
+            .example("/run/secrets/relay-db-password")
+            .build();
+
+    public static final Option<OutboxTable> TABLE = Option.builder("table", OptionType.custom("schema.table", OutboxTable::parse))
+            .defaultValue(OutboxTable.DEFAULT.toString())
+            .doc("The outbox table, [schema.]table.")
+            .example("orders.outbox")
+            .build();
+
+    public static final Option<String> PUBLICATION = Option.builder("publication",
+                    OptionType.custom("name", DatabaseOptions::publication))
+            .defaultValue(OutboxSchema.DEFAULT_PUBLICATION)
+            .doc("PostgreSQL publication over the outbox table, created by migrate and read by the CDC source.")
+            .example("orders_outbox_pub")
+            .build();
+
+    /** How to reach the database: URL, user and the two password sources. */
+    public static final OptionSet CONNECTION = OptionSet.builder("Database")
+            .add(DB_URL).add(DB_USER).add(DB_PASSWORD).add(DB_PASSWORD_FILE).add(TABLE)
+            .check(DatabaseOptions::onePasswordSource)
+            .build();
+
+    private DatabaseOptions() {
+    }
+
+    private static String publication(String name) {
+        OutboxSchema.plan(OutboxTable.DEFAULT, name); // validates the name, message names the value
+        return name;
+    }
+
+    private static void onePasswordSource(RelayConfig config, List<String> problems) {
+        if (config.source(DB_PASSWORD).isPresent() && config.source(DB_PASSWORD_FILE).isPresent()) {
+            problems.add(DB_PASSWORD_FILE.flag() + ": cannot be combined with " + DB_PASSWORD.envVar()
+                    + "; use one of them");
+        }
+    }
+
+    /**
+     * The password from {@code RELAY_DB_PASSWORD} or {@code --db-password-file}, empty when neither is set
+     * (e.g. trust or certificate authentication). The file is read now, so a rotated secret is picked up on
+     * the next connection.
+     */
+    public static Optional<Password> password(RelayConfig config) {
+        Optional<Password> direct = config.find(DB_PASSWORD);
+        if (direct.isPresent()) {
+            return direct;
+        }
+        return config.find(DB_PASSWORD_FILE).map(DatabaseOptions::readPassword);
+    }
+
+    private static Password readPassword(Path file) {
+        try {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            return Password.of(text.replaceAll("\\R+$", ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + DB_PASSWORD_FILE.flag() + " " + file, e);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.outboxrelay.core.config;
+
+import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.publish.ProducerSettings;
+import dev.outboxrelay.core.publish.WeakDeliveryException;
+import dev.outboxrelay.core.route.EventRouter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** Options of the shared pipeline both sources run: routing, the Kafka producer, acknowledgement. */
+public final class KafkaOptions {
+
+    public static final Option<String> KAFKA_BOOTSTRAP = Option.string("kafka-bootstrap")
+            .required()
+            .validate(v -> v.matches("[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*") ? null
+                    : "must be host:port[,host:port...]")
+            .doc("Kafka bootstrap servers.")
+            .example("kafka-1:9092,kafka-2:9092")
+            .build();
+
+    public static final Option<String> TOPIC_TEMPLATE = Option.builder("topic-template",
+                    OptionType.custom("template", KafkaOptions::topicTemplate))
+            .defaultValue("outbox.event.${aggregateType}")
+            .doc("Topic name for each event; placeholders ${aggregateType} and ${eventType}.")
+            .example("${aggregateType}.events")
+            .build();
+
+    public static final Option<OnPublish> ON_PUBLISH = Option.enumeration("on-publish", OnPublish.class)
+            .defaultValue("mark")
+            .doc("What to do with a row once Kafka acknowledged it: mark sets sent_at, delete removes the row.")
+            .example("delete")
+            .build();
+
+    public static final Option<Integer> MAX_ATTEMPTS = Option.integer("max-attempts")
+            .defaultValue("10")
+            .validate(Validator.between(1, 1_000_000))
+            .doc("Failed publish attempts of one row before it is dead-lettered.")
+            .example("5")
+            .build();
+
+    public static final Option<Path> KAFKA_CONFIG_FILE = Option.path("kafka-config-file")
+            .validate(Validator.readableFile())
+            .doc("Properties file of Kafka producer settings (keys without the kafka. prefix), e.g. SASL/TLS;"
+                    + " --kafka.<property> flags and kafka.* config file keys override it.")
+            .example("/etc/outbox-relay/producer.properties")
+            .build();
+
+    /** {@code --kafka.<property>=value}: producer settings, refused when they would weaken delivery. */
+    public static final Passthrough KAFKA = new Passthrough("kafka",
+            "Kafka producer property passed through unchanged (acks, idempotence and serializers are fixed).",
+            "--kafka.compression.type=zstd", KAFKA_CONFIG_FILE);
+
+    /** The pipeline's options and the delivery check. */
+    public static final OptionSet SET = OptionSet.builder("Kafka and routing")
+            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS)
+            .passthrough(KAFKA)
+            .check(KafkaOptions::deliveryNotWeakened)
+            .build();
+
+    private KafkaOptions() {
+    }
+
+    private static String topicTemplate(String template) {
+        EventRouter.topicTemplate(template); // validates, message names the template
+        return template;
+    }
+
+    private static void deliveryNotWeakened(RelayConfig config, List<String> problems) {
+        try {
+            ProducerSettings.of(config.find(KAFKA_BOOTSTRAP).orElse(""), config.passthrough(KAFKA.prefix()));
+        } catch (WeakDeliveryException e) {
+            e.problems().forEach(p -> problems.add("--" + p));
+        }
+    }
+
+    /** The producer settings, already validated by the spec. */
+    public static ProducerSettings producerSettings(RelayConfig config) {
+        return ProducerSettings.of(config.get(KAFKA_BOOTSTRAP), Map.copyOf(config.passthrough(KAFKA.prefix())));
+    }
+}
