@@ -22,9 +22,10 @@ final class EngineProperties {
     private EngineProperties() {
     }
 
-    static Properties build(CdcSettings s, Database db) {
+    /** @throws IllegalArgumentException naming every passthrough key the relay owns */
+    static void checkPassthrough(Map<String, String> debezium) {
         List<String> refused = new ArrayList<>();
-        for (String key : s.debezium().keySet()) {
+        for (String key : debezium.keySet()) {
             if (OWNED.contains(key) || key.startsWith("database.") || key.startsWith("transforms.")) {
                 refused.add("debezium." + key);
             }
@@ -33,6 +34,10 @@ final class EngineProperties {
             throw new IllegalArgumentException(String.join(", ", refused) + (refused.size() == 1 ? " is" : " are")
                     + " set by the relay and cannot be overridden (use the relay's own options)");
         }
+    }
+
+    static Properties build(CdcSettings s, Database db) {
+        checkPassthrough(s.debezium());
         Map<String, String> p = new LinkedHashMap<>();
         p.put("name", s.relayName());
         p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
