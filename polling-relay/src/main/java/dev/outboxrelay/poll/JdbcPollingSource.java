@@ -1,0 +1,349 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.publish.ProducerSettings;
+import dev.outboxrelay.core.route.EventRouter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker thread per source. As a standby it retries the table's advisory lock; as the active poller it
+ * runs a pipeline on that same connection: fetch the oldest unsent rows, send them, and while Kafka
+ * acknowledges, fetch and send the next batch; settle batches strictly in order. Every database statement
+ * runs on the lock-holding session, so losing the session stops fetching at once.
+ */
+final class JdbcPollingSource implements PollingSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcPollingSource.class);
+    /** Acknowledgements slower than this count as a Kafka outage for health and metrics (we keep waiting). */
+    private static final long SLOW_ACK_NANOS = TimeUnit.SECONDS.toNanos(15);
+    private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final PollSettings settings;
+    private final ConnectionFactory connections;
+    private final ProducerSettings producerSettings;
+    private final RelayListener listener;
+    private final OutboxQueries queries;
+    private final Acknowledger acknowledger;
+    private final BatchPublisher batches;
+    private final Backoff kafkaBackoff;
+    private final Backoff databaseBackoff;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private volatile boolean stopping;
+    private volatile boolean active;
+    private volatile boolean kafkaDown;
+    private volatile boolean databaseDown;
+    private EventPublisher publisher;
+    private TopicLimits limits;
+    private Purger purger;
+    private Thread worker;
+
+    JdbcPollingSource(PollSettings settings, ConnectionFactory connections, EventRouter router,
+                      ProducerSettings producerSettings, RelayListener listener) {
+        this.settings = settings;
+        this.connections = connections;
+        this.producerSettings = producerSettings;
+        this.listener = listener;
+        this.queries = new OutboxQueries(settings.table(), settings.onPoison());
+        this.acknowledger = Acknowledger.forTable(settings.table(), settings.onPublish());
+        this.kafkaBackoff = new Backoff(settings.maxBackoff());
+        this.databaseBackoff = new Backoff(settings.maxBackoff());
+        this.limits = TopicLimits.unknown();
+        this.batches = new BatchPublisher(router, name -> limits.maxMessageBytes(name), listener,
+                settings.deadLetterTopic().orElse(null), settings.maxAttempts());
+    }
+
+    @Override
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("poll source already started");
+        }
+        LOG.info("Starting poll source: {}", settings);
+        publisher = EventPublisher.kafka(producerSettings);
+        limits = TopicLimits.kafka(producerSettings.producerProperties());
+        batches.use(publisher);
+        if (settings.onPublish() == Acknowledger.OnPublish.MARK) {
+            purger = new Purger(settings, connections, queries, () -> active && !stopping);
+            purger.start();
+        }
+        worker = new Thread(this::run, "outbox-relay-poll");
+        worker.start();
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public boolean isHealthy() {
+        return started.get() && !stopping && worker.isAlive() && !kafkaDown && !databaseDown;
+    }
+
+    private void run() {
+        while (!stopping) {
+            try (Connection c = connections.connect()) {
+                c.setAutoCommit(true);
+                queries.identify(c, settings.relayName());
+                databaseRecovered();
+                if (!becomeActive(c)) {
+                    continue;
+                }
+                active = true;
+                LOG.info("Active poller of {} now; publishing", settings.table());
+                queries.listen(c);
+                lead(c);
+            } catch (SQLException | RuntimeException e) {
+                if (stopping) {
+                    break;
+                }
+                if (!databaseDown) {
+                    databaseDown = true;
+                    LOG.warn("Lost the database connection for {}; unacknowledged batches will be published again: {}",
+                            settings.table(), e.toString());
+                    listener.outage("database", e);
+                }
+                pause(databaseBackoff.nextDelayMillis());
+            } catch (InterruptedException e) {
+                break;
+            } finally {
+                if (active) {
+                    LOG.info("No longer the active poller of {}", settings.table());
+                }
+                active = false;
+            }
+        }
+    }
+
+    /** Waits as a standby until the advisory lock is ours; false when stopping. */
+    private boolean becomeActive(Connection c) throws SQLException {
+        boolean announced = false;
+        while (!stopping) {
+            if (queries.tryLock(c)) {
+                return true;
+            }
+            if (!announced) {
+                LOG.info("Another relay is polling {}; standing by", settings.table());
+                announced = true;
+            }
+            pause(settings.standbyInterval().toMillis());
+        }
+        return false;
+    }
+
+    private void lead(Connection c) throws SQLException, InterruptedException {
+        Deque<Batch> inFlight = new ArrayDeque<>();
+        PGConnection notifications = c.unwrap(PGConnection.class);
+        boolean more = true;
+        long pausedUntil = 0;
+        try (PreparedStatement fetch = queries.prepareFetch(c)) {
+            while (true) {
+                while (!inFlight.isEmpty() && inFlight.peek().acked().isDone()) {
+                    pausedUntil = settle(c, inFlight.poll(), pausedUntil);
+                    more = true;
+                }
+                if (stopping) {
+                    drain(c, inFlight);
+                    return;
+                }
+                long now = System.nanoTime();
+                if (now - pausedUntil < 0) {
+                    awaitHead(inFlight, Math.min(100, TimeUnit.NANOSECONDS.toMillis(pausedUntil - now) + 1));
+                    continue;
+                }
+                if (more && inFlight.size() < settings.pipelineDepth()) {
+                    List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), settings.batchSize());
+                    more = rows.size() == settings.batchSize();
+                    if (rows.isEmpty()) {
+                        continue;
+                    }
+                    Batch batch = batches.send(rows, blocked(inFlight));
+                    if (batch.outage != null) {
+                        pausedUntil = kafkaOutage(batch.outage);
+                    }
+                    if (!batch.isEmpty()) {
+                        inFlight.add(batch);
+                    } else if (!inFlight.isEmpty()) {
+                        more = false; // everything fetched waits behind an in-flight batch: wait for it, don't spin
+                    }
+                    continue;
+                }
+                if (!inFlight.isEmpty()) {
+                    awaitHead(inFlight, 100);
+                    continue;
+                }
+                // Idle: sleep until rows are committed (NOTIFY) or the fallback interval passes.
+                notifications.getNotifications((int) Math.max(1, settings.pollInterval().toMillis()));
+                more = true;
+            }
+        }
+    }
+
+    private void awaitHead(Deque<Batch> inFlight, long millis) throws InterruptedException {
+        if (inFlight.isEmpty()) {
+            pause(millis);
+            return;
+        }
+        Batch head = inFlight.peek();
+        try {
+            head.acked().get(millis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            if (!kafkaDown && System.nanoTime() - head.startedNanos > SLOW_ACK_NANOS) {
+                kafkaDown = true;
+                LOG.warn("Kafka has not acknowledged a batch for {} s; still waiting",
+                        TimeUnit.NANOSECONDS.toSeconds(SLOW_ACK_NANOS));
+                listener.outage("kafka", new TimeoutException("no acknowledgement from Kafka"));
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            // cannot happen: acked() swallows failures, they are read per record when settling
+        }
+    }
+
+    /** Settles the in-flight batches before stopping, waiting a bounded time for Kafka. */
+    private void drain(Connection c, Deque<Batch> inFlight) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
+        while (!inFlight.isEmpty()) {
+            Batch head = inFlight.peek();
+            long left = deadline - System.nanoTime();
+            try {
+                head.acked().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+                LOG.warn("Stopping with {} unacknowledged batches; their rows stay unsent and will be published again",
+                        inFlight.size());
+                return;
+            }
+            settle(c, inFlight.poll(), 0);
+        }
+    }
+
+    /** Marks what Kafka acknowledged and records failures; returns until when to pause for a Kafka outage. */
+    private long settle(Connection c, Batch batch, long pausedUntil) throws SQLException, InterruptedException {
+        BatchPublisher.Outcome outcome = batches.settle(batch);
+        List<Failure> failures = batches.sendToDeadLetterTopic(outcome);
+        int marked = acknowledger.acknowledge(c, outcome.acknowledged());
+        if (!failures.isEmpty()) {
+            Collection<UUID> dead = acknowledger.recordFailures(c, failures, settings.maxAttempts());
+            for (UUID id : dead) {
+                String reason = failures.stream().filter(f -> f.id().equals(id)).findFirst().map(Failure::reason)
+                        .orElse("unknown");
+                listener.deadLettered(id, reason);
+                if (settings.onPoison() == PollSettings.OnPoison.BLOCK) {
+                    LOG.error("Dead-lettered event {} after {} attempts; later events of its key wait until an"
+                            + " operator resolves it: {}", id, settings.maxAttempts(), reason);
+                } else {
+                    LOG.warn("Dead-lettered event {} after {} attempts: {}", id, settings.maxAttempts(), reason);
+                }
+            }
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - batch.startedNanos);
+        listener.batchPublished(outcome.acknowledged().size(), elapsed);
+        LOG.debug("Batch of {} rows: {} acknowledged ({} marked), {} failed, {} held back, in {} ms", batch.fetched,
+                outcome.acknowledged().size(), marked, failures.size(), batch.held, elapsed.toMillis());
+        if (outcome.outage() != null) {
+            return kafkaOutage(outcome.outage());
+        }
+        if (batch.outage == null) {
+            kafkaBackoff.reset();
+            if (kafkaDown) {
+                kafkaDown = false;
+                LOG.info("Kafka acknowledges again; publishing resumed");
+                if (!databaseDown) {
+                    listener.recovered();
+                }
+            }
+        }
+        return pausedUntil;
+    }
+
+    private long kafkaOutage(Throwable cause) {
+        long delay = kafkaBackoff.nextDelayMillis();
+        if (!kafkaDown) {
+            kafkaDown = true;
+            LOG.warn("Kafka unavailable; rows stay unsent and are retried with backoff: {}", cause.toString());
+            listener.outage("kafka", cause);
+        }
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
+    }
+
+    private void databaseRecovered() {
+        databaseBackoff.reset();
+        if (databaseDown) {
+            databaseDown = false;
+            LOG.info("Database connection for {} restored", settings.table());
+            if (!kafkaDown) {
+                listener.recovered();
+            }
+        }
+    }
+
+    private static long[] excluded(Deque<Batch> inFlight) {
+        if (inFlight.isEmpty()) {
+            return new long[0];
+        }
+        return inFlight.stream().map(Batch::claimedSeqs).flatMapToLong(java.util.Arrays::stream).toArray();
+    }
+
+    private static Set<String> blocked(Deque<Batch> inFlight) {
+        Set<String> keys = new HashSet<>();
+        for (Batch b : inFlight) {
+            keys.addAll(b.blockingKeys);
+        }
+        return keys;
+    }
+
+    private void pause(long millis) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!stopping && System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        stopping = true;
+        LOG.info("Stopping poll source for {}", settings.table());
+        if (worker != null) {
+            try {
+                worker.join(TimeUnit.NANOSECONDS.toMillis(DRAIN_TIMEOUT_NANOS) + 10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (purger != null) {
+            purger.close();
+        }
+        if (publisher != null) {
+            publisher.close(Duration.ofSeconds(10));
+        }
+        limits.close();
+        LOG.info("Poll source for {} stopped", settings.table());
+    }
+}

@@ -1,0 +1,102 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** The poll source's SQL, rendered once for a table. */
+final class OutboxQueries {
+
+    private static final String LOCK_NAMESPACE = "outbox-relay-poll";
+
+    private final OutboxTable table;
+    private final String fetchSql;
+    private final String purgeSql;
+
+    OutboxQueries(OutboxTable table, PollSettings.OnPoison onPoison) {
+        this.table = table;
+        String t = table.quoted();
+        // Always the oldest unsent rows, never "after the last seq seen": a transaction that took a lower seq
+        // and commits late is picked up by the next fetch instead of being passed by a cursor. Rows settled by
+        // batches still in flight are excluded by seq; jsonb is read as text so the driver does no JSON work.
+        String blockedByDeadLetter = onPoison == PollSettings.OnPoison.BLOCK
+                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL"
+                        + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
+                : "";
+        this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
+                + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
+                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.seq <> ALL(?::bigint[])"
+                + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
+        this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
+                + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"
+                + " ORDER BY sent_at LIMIT ?)";
+    }
+
+    /** Sets {@code application_name}, so operators can tell relay sessions apart in {@code pg_stat_activity}. */
+    void identify(Connection c, String relayName) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false)")) {
+            ps.setString(1, relayName);
+            ps.execute();
+        }
+    }
+
+    /** Tries to become the table's active poller: a session advisory lock, released when the session ends. */
+    boolean tryLock(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT pg_try_advisory_lock(hashtext('" + LOCK_NAMESPACE + "'), hashtext(?))")) {
+            ps.setString(1, table.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Subscribes to the insert notifications of migration 2. */
+    void listen(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("LISTEN \"" + OutboxSchema.notifyChannel(table) + "\"");
+        }
+    }
+
+    PreparedStatement prepareFetch(Connection c) throws SQLException {
+        return c.prepareStatement(fetchSql);
+    }
+
+    /** The oldest unsent, live rows in seq order, except those with the given seqs. */
+    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, int limit) throws SQLException {
+        Long[] boxed = new Long[excluded.length];
+        for (int i = 0; i < excluded.length; i++) {
+            boxed[i] = excluded[i];
+        }
+        fetch.setArray(1, fetch.getConnection().createArrayOf("int8", boxed));
+        fetch.setInt(2, limit);
+        List<OutboxRow> rows = new ArrayList<>(limit);
+        try (ResultSet rs = fetch.executeQuery()) {
+            while (rs.next()) {
+                rows.add(new OutboxRow(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
+                        rs.getString(5), rs.getString(6), rs.getString(7),
+                        rs.getObject(8, OffsetDateTime.class).toInstant(), rs.getInt(9)));
+            }
+        }
+        return rows;
+    }
+
+    /** Deletes at most {@code limit} rows sent more than {@code retention} ago; returns how many. */
+    int purge(Connection c, Duration retention, int limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+            ps.setLong(1, retention.toMillis());
+            ps.setInt(2, limit);
+            return ps.executeUpdate();
+        }
+    }
+}

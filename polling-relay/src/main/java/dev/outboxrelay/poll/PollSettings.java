@@ -1,0 +1,248 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.schema.OutboxTable;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How the poll source runs: an immutable value built with {@link #builder()}. Every setting has a default
+ * that suits a single relay in front of a busy table.
+ */
+public final class PollSettings {
+
+    /** What happens to later events of a key after one of its rows is dead-lettered. */
+    public enum OnPoison {
+        /** Later events of the key wait until an operator resolves the dead letter (keeps per-key order). */
+        BLOCK,
+        /** Later events of the key flow on; the dead letter stays in the table for an operator. */
+        SKIP
+    }
+
+    private final OutboxTable table;
+    private final OnPublish onPublish;
+    private final int batchSize;
+    private final int pipelineDepth;
+    private final Duration pollInterval;
+    private final int maxAttempts;
+    private final OnPoison onPoison;
+    private final Duration retention;
+    private final Duration purgeInterval;
+    private final int purgeBatchSize;
+    private final String deadLetterTopic;
+    private final Duration standbyInterval;
+    private final Duration maxBackoff;
+    private final String relayName;
+
+    private PollSettings(Builder b) {
+        this.table = b.table;
+        this.onPublish = b.onPublish;
+        this.batchSize = b.batchSize;
+        this.pipelineDepth = b.pipelineDepth;
+        this.pollInterval = b.pollInterval;
+        this.maxAttempts = b.maxAttempts;
+        this.onPoison = b.onPoison;
+        this.retention = b.retention;
+        this.purgeInterval = b.purgeInterval;
+        this.purgeBatchSize = b.purgeBatchSize;
+        this.deadLetterTopic = b.deadLetterTopic;
+        this.standbyInterval = b.standbyInterval;
+        this.maxBackoff = b.maxBackoff;
+        this.relayName = b.relayName;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The outbox table polled; default {@code public.outbox}. */
+    public OutboxTable table() {
+        return table;
+    }
+
+    /** Mark rows sent (purged after {@link #retention()}) or delete them once Kafka acknowledged them. */
+    public OnPublish onPublish() {
+        return onPublish;
+    }
+
+    /** Rows claimed per batch; default 1000. */
+    public int batchSize() {
+        return batchSize;
+    }
+
+    /** Batches published but not yet acknowledged at once; default 2 (fetch the next while one awaits acks). */
+    public int pipelineDepth() {
+        return pipelineDepth;
+    }
+
+    /** Fallback poll period when no insert notification arrives; default 500 ms. */
+    public Duration pollInterval() {
+        return pollInterval;
+    }
+
+    /** Failed publish attempts after which a row is dead-lettered; default 10. */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Whether a dead letter blocks the rest of its key; default {@link OnPoison#BLOCK}. */
+    public OnPoison onPoison() {
+        return onPoison;
+    }
+
+    /** How long sent rows are kept before they are purged (mark mode only); default 7 days. */
+    public Duration retention() {
+        return retention;
+    }
+
+    /** How often the purge of sent rows runs; default 1 minute. */
+    public Duration purgeInterval() {
+        return purgeInterval;
+    }
+
+    /** Rows deleted per purge statement, so a purge never holds long locks; default 5000. */
+    public int purgeBatchSize() {
+        return purgeBatchSize;
+    }
+
+    /** Topic that dead-lettered events are also sent to, if any. */
+    public Optional<String> deadLetterTopic() {
+        return Optional.ofNullable(deadLetterTopic);
+    }
+
+    /** How often a standby instance tries to become the active poller; default 2 s. */
+    public Duration standbyInterval() {
+        return standbyInterval;
+    }
+
+    /** Upper bound of the retry backoff after Kafka or database outages; default 10 s. */
+    public Duration maxBackoff() {
+        return maxBackoff;
+    }
+
+    /** Name of this relay instance, used in logs and as the database {@code application_name}. */
+    public String relayName() {
+        return relayName;
+    }
+
+    @Override
+    public String toString() {
+        return "PollSettings[table=" + table + ", onPublish=" + onPublish + ", batchSize=" + batchSize
+                + ", pipelineDepth=" + pipelineDepth + ", pollInterval=" + pollInterval + ", maxAttempts=" + maxAttempts
+                + ", onPoison=" + onPoison + ", retention=" + retention + ", purgeInterval=" + purgeInterval
+                + ", deadLetterTopic=" + deadLetterTopic + ", relayName=" + relayName + "]";
+    }
+
+    /** Builds {@link PollSettings}; every setter validates its argument at once. */
+    public static final class Builder {
+        private OutboxTable table = OutboxTable.DEFAULT;
+        private OnPublish onPublish = OnPublish.MARK;
+        private int batchSize = 1000;
+        private int pipelineDepth = 2;
+        private Duration pollInterval = Duration.ofMillis(500);
+        private int maxAttempts = 10;
+        private OnPoison onPoison = OnPoison.BLOCK;
+        private Duration retention = Duration.ofDays(7);
+        private Duration purgeInterval = Duration.ofMinutes(1);
+        private int purgeBatchSize = 5000;
+        private String deadLetterTopic;
+        private Duration standbyInterval = Duration.ofSeconds(2);
+        private Duration maxBackoff = Duration.ofSeconds(10);
+        private String relayName = "outbox-relay";
+
+        private Builder() {
+        }
+
+        public Builder table(OutboxTable value) {
+            this.table = Objects.requireNonNull(value, "table");
+            return this;
+        }
+
+        public Builder onPublish(OnPublish value) {
+            this.onPublish = Objects.requireNonNull(value, "onPublish");
+            return this;
+        }
+
+        public Builder batchSize(int value) {
+            this.batchSize = atLeast("batch size", value, 1);
+            return this;
+        }
+
+        public Builder pipelineDepth(int value) {
+            this.pipelineDepth = atLeast("pipeline depth", value, 1);
+            return this;
+        }
+
+        public Builder pollInterval(Duration value) {
+            this.pollInterval = positive("poll interval", value);
+            return this;
+        }
+
+        public Builder maxAttempts(int value) {
+            this.maxAttempts = atLeast("max attempts", value, 1);
+            return this;
+        }
+
+        public Builder onPoison(OnPoison value) {
+            this.onPoison = Objects.requireNonNull(value, "onPoison");
+            return this;
+        }
+
+        public Builder retention(Duration value) {
+            this.retention = positive("retention", value);
+            return this;
+        }
+
+        public Builder purgeInterval(Duration value) {
+            this.purgeInterval = positive("purge interval", value);
+            return this;
+        }
+
+        public Builder purgeBatchSize(int value) {
+            this.purgeBatchSize = atLeast("purge batch size", value, 1);
+            return this;
+        }
+
+        /** {@code null} or blank for none. */
+        public Builder deadLetterTopic(String value) {
+            this.deadLetterTopic = value == null || value.isBlank() ? null : value;
+            return this;
+        }
+
+        public Builder standbyInterval(Duration value) {
+            this.standbyInterval = positive("standby interval", value);
+            return this;
+        }
+
+        public Builder maxBackoff(Duration value) {
+            this.maxBackoff = positive("max backoff", value);
+            return this;
+        }
+
+        public Builder relayName(String value) {
+            this.relayName = Objects.requireNonNull(value, "relayName");
+            return this;
+        }
+
+        public PollSettings build() {
+            return new PollSettings(this);
+        }
+
+        private static int atLeast(String what, int value, int min) {
+            if (value < min) {
+                throw new IllegalArgumentException(what + " must be at least " + min + ", was " + value);
+            }
+            return value;
+        }
+
+        private static Duration positive(String what, Duration value) {
+            Objects.requireNonNull(value, what);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}
