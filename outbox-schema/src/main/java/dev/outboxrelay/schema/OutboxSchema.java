@@ -18,7 +18,8 @@ public final class OutboxSchema {
     public static final String HISTORY_TABLE = "outbox_relay_schema_history";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-    private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql");
+    private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql",
+            "V3__create_cdc_offsets.sql");
 
     private OutboxSchema() {
     }
@@ -31,12 +32,18 @@ public final class OutboxSchema {
         }
         Map<String, String> values = Map.of(
                 "outbox", table.quoted(),
+                "schema", OutboxTable.quote(table.schema()),
                 "prefix", table.table(),
                 "publication", OutboxTable.quote(publication),
                 "notifyfunction", table.quotedInSchema(table.companion("relay_notify")),
                 "channel", notifyChannel(table));
         List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "outbox", STEPS, values);
         return new MigrationPlan("outbox:" + table, table.schema(), HISTORY_TABLE, steps);
+    }
+
+    /** The CDC source's offsets table beside {@code table} (created by migration 3), quoted. */
+    public static String cdcOffsetsTable(OutboxTable table) {
+        return table.quotedInSchema(table.companion("cdc_offsets"));
     }
 
     /**

@@ -1,0 +1,250 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.event.MalformedEventException;
+import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a batch of events and settles every one of them before returning: acknowledged by Kafka and then
+ * marked (or deleted) in the table, or dead-lettered. Used by both the rescan and the WAL stream, so callers
+ * may confirm a position only after {@link #publish} returned.
+ *
+ * <p>Failure semantics (documented in docs/cdc-mode.md): a Kafka outage (retriable error) is retried with
+ * backoff forever without counting attempts; a per-record failure is recorded on the row (attempts,
+ * last_error) and retried with backoff until the row is dead-lettered after max attempts (the stream waits,
+ * a bounded BLOCK, then SKIPs the dead letter); a malformed row fails the same way every time, so its
+ * attempts are used up at once and it is dead-lettered without waiting.
+ */
+final class BatchPublisher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchPublisher.class);
+    private static final Duration MIN_BACKOFF = Duration.ofMillis(200);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+
+    /** One row to publish: the event, or why it cannot be made into one. */
+    record Item(UUID id, OutboxEvent event, String malformedReason) {
+        static Item of(OutboxEvent event) {
+            return new Item(event.id(), event, null);
+        }
+
+        static Item malformed(UUID id, String reason) {
+            return new Item(id, null, reason);
+        }
+    }
+
+    private final EventRouter router;
+    private final EventPublisher publisher;
+    private final Acknowledger acknowledger;
+    private final int maxAttempts;
+    private final RelayListener listener;
+    private final Database database;
+    private final BooleanSupplier closed;
+    private Connection connection;
+    private boolean inOutage;
+
+    BatchPublisher(EventRouter router, EventPublisher publisher, Acknowledger acknowledger, int maxAttempts,
+                   RelayListener listener, Database database, BooleanSupplier closed) {
+        this.router = router;
+        this.publisher = publisher;
+        this.acknowledger = acknowledger;
+        this.maxAttempts = maxAttempts;
+        this.listener = listener;
+        this.database = database;
+        this.closed = closed;
+    }
+
+    boolean inOutage() {
+        return inOutage;
+    }
+
+    /** Publishes and settles all items, in order per key; returns only when every item is settled. */
+    void publish(List<Item> items) throws InterruptedException {
+        List<Item> pending = items;
+        Duration backoff = MIN_BACKOFF;
+        long started = System.nanoTime();
+        int published = 0;
+        Map<UUID, Integer> attempts = new HashMap<>();
+        while (!pending.isEmpty()) {
+            Round round = publishOnce(pending);
+            round.attempts = attempts;
+            published += round.acked.size();
+            settle(round);
+            if (round.retry.isEmpty()) {
+                break;
+            }
+            pending = round.retry;
+            LOG.debug("Retrying {} event(s) in {} ms", pending.size(), backoff.toMillis());
+            sleep(backoff);
+            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+        }
+        if (published > 0) {
+            listener.batchPublished(published, Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    private static final class Round {
+        final List<UUID> acked = new ArrayList<>();
+        final List<Failure> failures = new ArrayList<>();
+        final Map<UUID, Item> failedItems = new HashMap<>();
+        final List<Item> retry = new ArrayList<>();
+        Map<UUID, Integer> attempts;
+        Throwable outage;
+    }
+
+    private Round publishOnce(List<Item> items) throws InterruptedException {
+        Round round = new Round();
+        List<Item> sent = new ArrayList<>(items.size());
+        List<CompletableFuture<?>> futures = new ArrayList<>(items.size());
+        List<String> topics = new ArrayList<>(items.size());
+        for (Item item : items) {
+            if (item.event() == null) {
+                failMalformed(round, item, item.malformedReason());
+                continue;
+            }
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = router.route(item.event());
+            } catch (MalformedEventException e) {
+                failMalformed(round, item, e.getMessage());
+                continue;
+            }
+            sent.add(item);
+            topics.add(record.topic());
+            futures.add(publisher.publish(record));
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            Item item = sent.get(i);
+            try {
+                futures.get(i).get();
+                round.acked.add(item.id());
+                listener.published(topics.get(i), item.event().createdAt());
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof RetriableException) {
+                    round.outage = cause;
+                    round.retry.add(item);
+                } else {
+                    String reason = "Kafka rejected the record: " + cause.getClass().getSimpleName() + ": "
+                            + cause.getMessage();
+                    round.failures.add(new Failure(item.id(), reason));
+                    round.failedItems.put(item.id(), item);
+                    listener.publishFailed(item.id(), reason);
+                }
+            }
+        }
+        if (round.outage != null && !inOutage) {
+            inOutage = true;
+            LOG.warn("Kafka is unavailable ({}); retrying {} event(s) until it is back", round.outage.toString(),
+                    round.retry.size());
+            listener.outage("kafka", round.outage);
+        } else if (round.outage == null && inOutage && !round.acked.isEmpty()) {
+            inOutage = false;
+            LOG.info("Kafka is available again");
+            listener.recovered();
+        }
+        return round;
+    }
+
+    private void failMalformed(Round round, Item item, String reason) {
+        // A malformed row fails identically on every attempt: use all attempts now rather than block the stream.
+        for (int i = 0; i < maxAttempts; i++) {
+            round.failures.add(new Failure(item.id(), reason));
+        }
+        listener.publishFailed(item.id(), reason);
+    }
+
+    /** Marks acknowledged rows and records failures; retries the database until it answers. */
+    private void settle(Round round) throws InterruptedException {
+        Duration backoff = MIN_BACKOFF;
+        while (true) {
+            try {
+                Connection c = connection();
+                acknowledger.acknowledge(c, round.acked);
+                if (!round.failures.isEmpty()) {
+                    Collection<UUID> dead = acknowledger.recordFailures(c, round.failures, maxAttempts);
+                    for (UUID id : dead) {
+                        LOG.warn("Event {} was dead-lettered after {} attempt(s)", id, maxAttempts);
+                        listener.deadLettered(id, lastReason(round, id));
+                    }
+                    for (Failure f : round.failures) {
+                        Item item = round.failedItems.remove(f.id());
+                        // The in-memory count bounds retries of a row the application deleted meanwhile.
+                        if (item != null && !dead.contains(f.id())
+                                && round.attempts.merge(f.id(), 1, Integer::sum) < maxAttempts) {
+                            round.retry.add(item);
+                        }
+                    }
+                    // A malformed row the application already deleted cannot be dead-lettered: say so and go on.
+                    round.failures.stream().map(Failure::id).distinct()
+                            .filter(id -> !dead.contains(id) && round.retry.stream().noneMatch(it -> it.id().equals(id)))
+                            .forEach(id -> LOG.error("Event {} cannot be published ({}) and its row no longer exists;"
+                                    + " skipped", id, lastReason(round, id)));
+                }
+                return;
+            } catch (SQLException e) {
+                closeConnection();
+                LOG.warn("Cannot mark {} published event(s) in the database ({}); retrying", round.acked.size(),
+                        e.getMessage());
+                sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    private static String lastReason(Round round, UUID id) {
+        String reason = null;
+        for (Failure f : round.failures) {
+            if (f.id().equals(id)) {
+                reason = f.reason();
+            }
+        }
+        return reason;
+    }
+
+    /** The connection used for marking; also serves the stream's duplicate filter. */
+    Connection connection() throws SQLException {
+        if (connection == null || connection.isClosed()) {
+            connection = database.open();
+            connection.setAutoCommit(true);
+        }
+        return connection;
+    }
+
+    void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // already broken
+            }
+            connection = null;
+        }
+    }
+
+    private void sleep(Duration d) throws InterruptedException {
+        if (closed.getAsBoolean()) {
+            throw new InterruptedException("relay is closing");
+        }
+        Thread.sleep(d.toMillis());
+    }
+}

@@ -1,0 +1,244 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.publish.Secrets;
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Immutable settings of the CDC source. Build with {@link #builder(String, String, String)}; every other
+ * setting has a default. {@link #toString()} never shows the password.
+ */
+public final class CdcSettings {
+
+    /** Where the CDC source keeps the WAL position Kafka acknowledged. */
+    public enum OffsetStore {
+        /** A relay-owned table beside the outbox table ({@code <table>_cdc_offsets}, migration 3). */
+        DB,
+        /** A local file ({@code --offset-file}); lost with the machine, then the rescan recovers. */
+        FILE
+    }
+
+    /** Default replication slot name. */
+    public static final String DEFAULT_SLOT = "outbox_relay";
+    /** Default relay name: keys the offsets and names the Debezium engine. */
+    public static final String DEFAULT_RELAY_NAME = "outbox-relay";
+
+    private static final Pattern SLOT = Pattern.compile("[a-z0-9_]{1,63}");
+    private static final Pattern RELAY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final OutboxTable table;
+    private final String slotName;
+    private final String publication;
+    private final OffsetStore offsetStore;
+    private final Path offsetFile;
+    private final Duration heartbeatInterval;
+    private final OnPublish onPublish;
+    private final int maxAttempts;
+    private final Map<String, String> debezium;
+    private final String relayName;
+
+    private CdcSettings(Builder b) {
+        this.jdbcUrl = b.jdbcUrl;
+        this.user = b.user;
+        this.password = b.password;
+        this.table = b.table;
+        this.slotName = b.slotName;
+        this.publication = b.publication;
+        this.offsetStore = b.offsetStore;
+        this.offsetFile = b.offsetFile;
+        this.heartbeatInterval = b.heartbeatInterval;
+        this.onPublish = b.onPublish;
+        this.maxAttempts = b.maxAttempts;
+        this.debezium = Collections.unmodifiableMap(new LinkedHashMap<>(b.debezium));
+        this.relayName = b.relayName;
+    }
+
+    /**
+     * Starts settings for a database.
+     *
+     * @param jdbcUrl  {@code jdbc:postgresql://host[:port]/database[?sslmode=…]}
+     * @param user     a role with the REPLICATION attribute (see docs/cdc-mode.md)
+     * @param password may be {@code null} (trust / .pgpass)
+     */
+    public static Builder builder(String jdbcUrl, String user, String password) {
+        return new Builder(jdbcUrl, user, password);
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    /** The database password; never log it. */
+    public String password() {
+        return password;
+    }
+
+    public OutboxTable table() {
+        return table;
+    }
+
+    public String slotName() {
+        return slotName;
+    }
+
+    public String publication() {
+        return publication;
+    }
+
+    public OffsetStore offsetStore() {
+        return offsetStore;
+    }
+
+    /** The offsets file; set when {@link #offsetStore()} is {@link OffsetStore#FILE}. */
+    public Path offsetFile() {
+        return offsetFile;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public OnPublish onPublish() {
+        return onPublish;
+    }
+
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Debezium connector/engine properties that override the relay's ({@code --debezium.<property>}). */
+    public Map<String, String> debezium() {
+        return debezium;
+    }
+
+    public String relayName() {
+        return relayName;
+    }
+
+    @Override
+    public String toString() {
+        Map<String, String> dbz = new LinkedHashMap<>();
+        debezium.forEach((k, v) -> dbz.put(k, Secrets.looksSecret(k) ? Secrets.MASK : v));
+        return "CdcSettings[jdbcUrl=" + jdbcUrl.replaceAll("(?i)password=[^&]*", "password=" + Secrets.MASK)
+                + ", user=" + user + ", password=" + (password == null ? "none" : Secrets.MASK)
+                + ", table=" + table + ", slot=" + slotName + ", publication=" + publication
+                + ", offsetStore=" + offsetStore + (offsetFile == null ? "" : ", offsetFile=" + offsetFile)
+                + ", heartbeatInterval=" + heartbeatInterval + ", onPublish=" + onPublish
+                + ", maxAttempts=" + maxAttempts + ", relayName=" + relayName + ", debezium=" + dbz + "]";
+    }
+
+    /** Mutable builder; {@link #build()} validates. */
+    public static final class Builder {
+        private final String jdbcUrl;
+        private final String user;
+        private final String password;
+        private OutboxTable table = OutboxTable.DEFAULT;
+        private String slotName = DEFAULT_SLOT;
+        private String publication = OutboxSchema.DEFAULT_PUBLICATION;
+        private OffsetStore offsetStore = OffsetStore.DB;
+        private Path offsetFile;
+        private Duration heartbeatInterval = Duration.ofSeconds(10);
+        private OnPublish onPublish = OnPublish.MARK;
+        private int maxAttempts = 10;
+        private final Map<String, String> debezium = new LinkedHashMap<>();
+        private String relayName = DEFAULT_RELAY_NAME;
+
+        private Builder(String jdbcUrl, String user, String password) {
+            this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+            this.user = Objects.requireNonNull(user, "user");
+            this.password = password;
+        }
+
+        public Builder table(OutboxTable value) {
+            this.table = Objects.requireNonNull(value, "table");
+            return this;
+        }
+
+        public Builder slotName(String value) {
+            this.slotName = Objects.requireNonNull(value, "slotName");
+            return this;
+        }
+
+        public Builder publication(String value) {
+            this.publication = Objects.requireNonNull(value, "publication");
+            return this;
+        }
+
+        public Builder offsetStore(OffsetStore value) {
+            this.offsetStore = Objects.requireNonNull(value, "offsetStore");
+            return this;
+        }
+
+        public Builder offsetFile(Path value) {
+            this.offsetFile = value;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration value) {
+            this.heartbeatInterval = Objects.requireNonNull(value, "heartbeatInterval");
+            return this;
+        }
+
+        public Builder onPublish(OnPublish value) {
+            this.onPublish = Objects.requireNonNull(value, "onPublish");
+            return this;
+        }
+
+        public Builder maxAttempts(int value) {
+            this.maxAttempts = value;
+            return this;
+        }
+
+        /** Adds Debezium properties; they win over the relay's own settings except the delivery-critical ones. */
+        public Builder debezium(Map<String, String> values) {
+            this.debezium.putAll(values);
+            return this;
+        }
+
+        public Builder relayName(String value) {
+            this.relayName = Objects.requireNonNull(value, "relayName");
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the offending setting */
+        public CdcSettings build() {
+            if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+                throw new IllegalArgumentException("database URL must start with jdbc:postgresql:");
+            }
+            if (!SLOT.matcher(slotName).matches()) {
+                throw new IllegalArgumentException("'" + slotName + "' is not a valid replication slot name:"
+                        + " expected 1 to 63 lower-case letters, digits and underscores");
+            }
+            OutboxSchema.plan(table, publication); // validates the publication name with the schema's message
+            if (!RELAY_NAME.matcher(relayName).matches()) {
+                throw new IllegalArgumentException("'" + relayName + "' is not a valid relay name:"
+                        + " expected 1 to 100 letters, digits, '.', '_' or '-'");
+            }
+            if (offsetStore == OffsetStore.FILE && offsetFile == null) {
+                throw new IllegalArgumentException("--offset-store file needs --offset-file");
+            }
+            if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()) {
+                throw new IllegalArgumentException("heartbeat interval must be positive, was " + heartbeatInterval);
+            }
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("max attempts must be at least 1, was " + maxAttempts);
+            }
+            return new CdcSettings(this);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.OptionalLong;
+
+/**
+ * The CDC source: streams inserts into the outbox table from PostgreSQL's WAL (logical replication, pgoutput)
+ * through embedded Debezium, with the same output contract as the poll source. See docs/cdc-mode.md.
+ */
+public final class CdcSource {
+
+    private CdcSource() {
+    }
+
+    /**
+     * A CDC source; nothing happens until {@link OutboxSource#start()}, which creates the publication and slot
+     * when missing and throws {@link CdcSetupException} when the role cannot. The source owns {@code publisher}
+     * and closes it.
+     *
+     * @throws IllegalArgumentException when a Debezium passthrough property may not be overridden
+     */
+    public static OutboxSource create(CdcSettings settings, EventRouter router, EventPublisher publisher,
+                                      RelayListener listener) {
+        return new DebeziumCdcSource(settings, router, publisher, listener);
+    }
+
+    /**
+     * WAL held back by the slot, {@code pg_current_wal_lsn() - confirmed_flush_lsn} in bytes, for metrics and
+     * alerts; empty when the slot does not exist.
+     */
+    public static OptionalLong retainedWalBytes(Connection connection, String slotName) throws SQLException {
+        return SlotManager.retainedWalBytes(connection, slotName);
+    }
+}

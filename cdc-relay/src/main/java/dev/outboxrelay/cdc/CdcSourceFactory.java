@@ -1,0 +1,30 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.RelayConfig;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+
+/** Plugs the CDC source into {@code run --mode cdc} (registered through {@link java.util.ServiceLoader}). */
+public final class CdcSourceFactory implements SourceFactory {
+
+    @Override
+    public String mode() {
+        return "cdc";
+    }
+
+    @Override
+    public OptionSet options() {
+        return CdcOptions.SET;
+    }
+
+    @Override
+    public OutboxSource create(RelayConfig config, RelayListener listener) {
+        return CdcSource.create(CdcOptions.settings(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
+                EventPublisher.kafka(KafkaOptions.producerSettings(config)), listener);
+    }
+}

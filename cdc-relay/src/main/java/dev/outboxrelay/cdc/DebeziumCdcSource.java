@@ -1,0 +1,265 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.OutboxSchema;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The CDC source: one supervisor thread that prepares the slot, rescans the table, then runs the embedded
+ * Debezium engine until it stops; if it stops while the source is open (database gone, slot invalidated…),
+ * the whole sequence starts again after a backoff.
+ */
+final class DebeziumCdcSource implements OutboxSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DebeziumCdcSource.class);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final CdcSettings settings;
+    private final EventPublisher publisher;
+    private final RelayListener listener;
+    private final Database database;
+    private final SlotManager slots;
+    private final JdbcOffsetBackingStore.OffsetTable offsetTable;
+    private final BatchPublisher batches;
+    private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
+    private volatile boolean closed;
+    private volatile boolean streaming;
+    private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
+    private Thread supervisor;
+
+    DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, RelayListener listener) {
+        this.settings = settings;
+        this.publisher = publisher;
+        this.listener = listener;
+        this.database = new Database(settings);
+        this.slots = new SlotManager(settings);
+        this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
+                settings.relayName(), database);
+        this.batches = new BatchPublisher(router, publisher, Acknowledger.forTable(settings.table(),
+                settings.onPublish()), settings.maxAttempts(), listener, database, () -> closed);
+        EngineProperties.build(settings, database); // refuse bad passthrough now, not in the background
+    }
+
+    /**
+     * Prepares the slot and publication before returning, so a setup problem a human must fix fails the start
+     * with its {@link CdcSetupException}; rescan and streaming continue in the background.
+     */
+    @Override
+    public synchronized void start() {
+        if (supervisor != null) {
+            throw new IllegalStateException("CDC source already started");
+        }
+        LOG.info("Starting CDC source: {}", settings);
+        supervisor = new Thread(this::supervise, "outbox-relay-cdc");
+        supervisor.start();
+        try {
+            firstStart.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CdcSetupException setup) {
+                close();
+                throw setup;
+            }
+            // Anything else (database unreachable…) is retried by the supervisor and reported as an outage.
+        }
+    }
+
+    private void supervise() {
+        Duration backoff = Duration.ofSeconds(1);
+        while (!closed) {
+            try {
+                Set<UUID> rescanned = ConcurrentHashMap.newKeySet();
+                long startLsn = prepareAndRescan(rescanned);
+                backoff = Duration.ofSeconds(1);
+                runEngine(rescanned, startLsn);
+                if (!closed) {
+                    LOG.error("Debezium engine stopped unexpectedly; restarting the CDC source in {} s",
+                            backoff.toSeconds());
+                }
+            } catch (CdcSetupException e) {
+                LOG.error("CDC setup failed: {}", e.getMessage());
+                listener.outage("database setup", e);
+                if (!firstStart.completeExceptionally(e)) {
+                    sleepQuietly(backoff);
+                }
+                if (firstStart.isCompletedExceptionally() && !streaming) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (SQLException | IOException | RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                LOG.warn("CDC source cannot start ({}); retrying in {} s", e.getMessage(), backoff.toSeconds());
+                listener.outage("database", e);
+                firstStart.completeExceptionally(e);
+            }
+            streaming = false;
+            sleepQuietly(backoff);
+            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+        }
+    }
+
+    /** Slot first, then the rescan snapshot: every row is in one or the other. Returns the LSN after the rescan. */
+    private long prepareAndRescan(Set<UUID> rescanned) throws SQLException, IOException, InterruptedException {
+        SlotManager.SlotState state;
+        try (Connection c = database.open()) {
+            boolean offsetsExist = offsetsExist();
+            state = slots.prepare(c, offsetsExist);
+            if (state != SlotManager.SlotState.EXISTING && offsetsExist) {
+                // Offsets of a dropped slot point into WAL the new slot never saw: start from the new slot.
+                clearOffsets();
+                LOG.warn("Discarded the stored CDC offsets of relay '{}': they belonged to the lost slot",
+                        settings.relayName());
+            }
+        }
+        firstStart.complete(null);
+        new Rescanner(settings.table(), database).rescan(batches, rescanned);
+        try (Connection c = database.open(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private boolean offsetsExist() throws SQLException {
+        if (settings.offsetStore() == CdcSettings.OffsetStore.DB) {
+            try {
+                return offsetTable.hasOffsets();
+            } catch (SQLException e) {
+                if ("42P01".equals(e.getSQLState())) {
+                    throw new CdcSetupException("the CDC offsets table " + offsetTable.quotedTable()
+                            + " does not exist: run `migrate` (schema version 3), or use --offset-store file", e);
+                }
+                throw e;
+            }
+        }
+        return Files.isRegularFile(settings.offsetFile()) && settings.offsetFile().toFile().length() > 0;
+    }
+
+    private void clearOffsets() throws SQLException, IOException {
+        if (settings.offsetStore() == CdcSettings.OffsetStore.DB) {
+            offsetTable.clear();
+        } else {
+            Files.deleteIfExists(settings.offsetFile());
+        }
+    }
+
+    private void runEngine(Set<UUID> rescanned, long startLsn) {
+        JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                .using(EngineProperties.build(settings, database))
+                .notifying(new ChangeHandler(batches, settings.table().quoted(), rescanned, startLsn))
+                .using(new DebeziumEngine.ConnectorCallback() {
+                    @Override
+                    public void pollingStarted() {
+                        streaming = true;
+                        LOG.info("CDC source streaming from slot '{}' (publication '{}')", settings.slotName(),
+                                settings.publication());
+                    }
+                })
+                .using((success, message, error) -> {
+                    streaming = false;
+                    if (!success && !closed) {
+                        LOG.error("Debezium engine failed: {}", message, error);
+                        listener.outage("debezium", error);
+                    }
+                    done.complete(null);
+                })
+                .build();
+        engine = e;
+        if (closed) {
+            return;
+        }
+        e.run(); // returns when the engine stops
+        done.join();
+    }
+
+    @Override
+    public boolean isHealthy() {
+        return !closed && streaming && !batches.inOutage();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        LOG.info("Stopping CDC source");
+        DebeziumEngine<?> e = engine;
+        if (e != null) {
+            closeEngine(e);
+        }
+        Thread t = supervisor;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+                if (t.isAlive()) {
+                    t.interrupt();
+                    t.join(TimeUnit.SECONDS.toMillis(10));
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        batches.closeConnection();
+        publisher.close();
+        streaming = false;
+        LOG.info("CDC source stopped");
+    }
+
+    private static void closeEngine(DebeziumEngine<?> e) {
+        // The engine refuses to close while its tasks are starting; that phase is short, so wait it out.
+        for (int i = 0; i < 600; i++) {
+            try {
+                e.close();
+                return;
+            } catch (IllegalStateException starting) {
+                if (starting.getMessage() != null && starting.getMessage().contains("already")) {
+                    return;
+                }
+                sleepQuietly(Duration.ofMillis(100));
+            } catch (IOException ex) {
+                LOG.warn("Closing the Debezium engine failed: {}", ex.getMessage());
+                return;
+            }
+        }
+    }
+
+    private static void sleepQuietly(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

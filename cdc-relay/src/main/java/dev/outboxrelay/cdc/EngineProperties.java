@@ -1,0 +1,83 @@
+package dev.outboxrelay.cdc;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/** The Debezium engine and connector configuration the relay runs with; passthrough may tune the rest. */
+final class EngineProperties {
+
+    /** Heartbeat: a non-transactional logical message moves the slot even when no outbox row is written. */
+    static final String HEARTBEAT_QUERY = "SELECT pg_logical_emit_message(false, 'outbox-relay-heartbeat', '')";
+
+    /** Keys the relay must own: changing them would break the commit protocol or read the wrong data. */
+    private static final Set<String> OWNED = Set.of("name", "connector.class", "offset.storage",
+            "offset.storage.file.filename", "offset.flush.interval.ms", "plugin.name", "slot.name",
+            "publication.name", "publication.autocreate.mode", "table.include.list", "snapshot.mode",
+            "slot.drop.on.stop", "topic.prefix", "tombstones.on.delete", "transforms", "predicates");
+
+    private EngineProperties() {
+    }
+
+    /** @throws IllegalArgumentException naming every passthrough key the relay owns */
+    static void checkPassthrough(Map<String, String> debezium) {
+        List<String> refused = new ArrayList<>();
+        for (String key : debezium.keySet()) {
+            if (OWNED.contains(key) || key.startsWith("database.") || key.startsWith("transforms.")) {
+                refused.add("debezium." + key);
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(String.join(", ", refused) + (refused.size() == 1 ? " is" : " are")
+                    + " set by the relay and cannot be overridden (use the relay's own options)");
+        }
+    }
+
+    static Properties build(CdcSettings s, Database db) {
+        checkPassthrough(s.debezium());
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("name", s.relayName());
+        p.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+        p.put("topic.prefix", s.relayName());
+        p.putAll(db.debeziumProperties());
+        p.put("plugin.name", "pgoutput");
+        p.put("slot.name", s.slotName());
+        p.put("publication.name", s.publication());
+        // The relay creates the publication itself (inserts only, the outbox table only), so Debezium must not.
+        p.put("publication.autocreate.mode", "disabled");
+        p.put("table.include.list", s.table().schema() + "\\." + s.table().table());
+        // Existing rows are the rescan's job (in seq order, with the relay's own bookkeeping).
+        p.put("snapshot.mode", "no_data");
+        p.put("slot.drop.on.stop", "false");
+        p.put("tombstones.on.delete", "false");
+        if (s.offsetStore() == CdcSettings.OffsetStore.DB) {
+            p.put("offset.storage", JdbcOffsetBackingStore.class.getName());
+        } else {
+            p.put("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+            p.put("offset.storage.file.filename", s.offsetFile().toAbsolutePath().toString());
+        }
+        // Offsets are written after every settled batch: the confirmed LSN follows Kafka's acknowledgements.
+        p.put("offset.flush.interval.ms", "0");
+        p.put("offset.flush.timeout.ms", "60000");
+        p.put("heartbeat.interval.ms", Long.toString(s.heartbeatInterval().toMillis()));
+        p.put("heartbeat.action.query", HEARTBEAT_QUERY);
+        // Throughput: large batches, short waits; records stay Connect Structs (no JSON round trip).
+        p.put("max.batch.size", "8192");
+        p.put("max.queue.size", "32768");
+        p.put("poll.interval.ms", "10");
+        p.put("status.update.interval.ms", "1000");
+        p.put("record.processing.threads", "1");
+        // Connection losses (a killed walsender, a restarted database): restart the task, forever.
+        p.put("errors.max.retries", "-1");
+        p.put("errors.retry.delay.initial.ms", "300");
+        p.put("errors.retry.delay.max.ms", "10000");
+        p.put("retriable.restart.connector.wait.ms", "2000");
+        p.putAll(s.debezium());
+        Properties props = new Properties();
+        props.putAll(p);
+        return props;
+    }
+}

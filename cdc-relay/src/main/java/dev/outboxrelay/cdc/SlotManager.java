@@ -1,0 +1,200 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.schema.OutboxTable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes sure the publication and the replication slot exist before Debezium starts, creating them when the
+ * role may, and explaining which privilege is missing when it may not. Also detects a slot that was dropped
+ * or invalidated behind the relay's back, so the caller can rescan the table.
+ */
+final class SlotManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SlotManager.class);
+    private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+    /** What {@link #prepare} found and did. */
+    enum SlotState {
+        /** The slot existed and is usable: streaming resumes from its confirmed position. */
+        EXISTING,
+        /** There was no slot and no stored offsets: a first start. */
+        CREATED,
+        /** Offsets exist but the slot was missing or invalidated: recreated; events may only be in the table. */
+        RECREATED
+    }
+
+    private final OutboxTable table;
+    private final String slot;
+    private final String publication;
+
+    SlotManager(CdcSettings settings) {
+        this.table = settings.table();
+        this.slot = settings.slotName();
+        this.publication = settings.publication();
+    }
+
+    SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
+        checkReplicationAttribute(c);
+        ensurePublication(c);
+        return ensureSlot(c, offsetsExist);
+    }
+
+    private void checkReplicationAttribute(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT rolreplication OR rolsuper, current_user FROM pg_roles"
+                     + " WHERE rolname = current_user")) {
+            if (rs.next() && !rs.getBoolean(1)) {
+                String role = rs.getString(2);
+                throw new CdcSetupException("role '" + role + "' lacks the REPLICATION attribute that CDC mode needs"
+                        + " to read the write-ahead log: run ALTER ROLE \"" + role + "\" REPLICATION as a superuser,"
+                        + " or use --mode poll");
+            }
+        }
+    }
+
+    private void ensurePublication(Connection c) throws SQLException {
+        Boolean includesTable = null;
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.pubinsert, p.pubupdate OR p.pubdelete,"
+                + " EXISTS (SELECT 1 FROM pg_publication_tables t WHERE t.pubname = p.pubname"
+                + " AND t.schemaname = ? AND t.tablename = ?) FROM pg_publication p WHERE p.pubname = ?")) {
+            ps.setString(1, table.schema());
+            ps.setString(2, table.table());
+            ps.setString(3, publication);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    if (!rs.getBoolean(1)) {
+                        throw new CdcSetupException("publication '" + publication + "' does not publish inserts:"
+                                + " run ALTER PUBLICATION \"" + publication + "\" SET (publish = 'insert')");
+                    }
+                    if (rs.getBoolean(2)) {
+                        LOG.warn("Publication '{}' also publishes updates or deletes; the relay ignores them, but"
+                                + " publish = 'insert' keeps the WAL stream smaller", publication);
+                    }
+                    includesTable = rs.getBoolean(3);
+                }
+            }
+        }
+        if (includesTable == null) {
+            createPublication(c);
+        } else if (!includesTable) {
+            throw new CdcSetupException("publication '" + publication + "' does not include table " + table
+                    + ": run ALTER PUBLICATION \"" + publication + "\" ADD TABLE " + table.quoted()
+                    + " as the table owner");
+        } else {
+            LOG.info("Using publication '{}' for {}", publication, table);
+        }
+    }
+
+    private void createPublication(Connection c) throws SQLException {
+        String sql = "CREATE PUBLICATION \"" + publication + "\" FOR TABLE " + table.quoted()
+                + " WITH (publish = 'insert')";
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
+            LOG.info("Created publication '{}' for {} (inserts only)", publication, table);
+        } catch (SQLException e) {
+            if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                throw new CdcSetupException("publication '" + publication + "' does not exist and role '"
+                        + currentUser(c) + "' cannot create it: creating a publication needs the CREATE privilege"
+                        + " on the database and ownership of table " + table + " (" + e.getMessage()
+                        + "); run `migrate` as the table owner, or as the owner: " + sql, e);
+            }
+            throw e;
+        }
+    }
+
+    private SlotState ensureSlot(Connection c, boolean offsetsExist) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database = current_database(),"
+                + " wal_status = 'lost', active_pid FROM pg_replication_slots WHERE slot_name = ?")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    if (!"pgoutput".equals(rs.getString(1))) {
+                        throw new CdcSetupException("replication slot '" + slot + "' uses plugin '"
+                                + rs.getString(1) + "', not pgoutput: drop it or choose another --slot-name");
+                    }
+                    if (!rs.getBoolean(2)) {
+                        throw new CdcSetupException("replication slot '" + slot + "' belongs to another database:"
+                                + " choose another --slot-name");
+                    }
+                    if (!rs.getBoolean(3)) {
+                        LOG.info("Using replication slot '{}'", slot);
+                        return SlotState.EXISTING;
+                    }
+                    LOG.error("Replication slot '{}' was invalidated by PostgreSQL (the WAL it needed was removed,"
+                            + " see max_slot_wal_keep_size): dropping and recreating it; rows not yet published are"
+                            + " recovered by a rescan of {}", slot, table);
+                    dropSlot(c);
+                    createSlot(c);
+                    return SlotState.RECREATED;
+                }
+            }
+        }
+        if (offsetsExist) {
+            LOG.error("Replication slot '{}' is missing although the relay has stored offsets: it was dropped while"
+                    + " the relay was stopped. Recreating it; rows not yet published are recovered by a rescan of {}",
+                    slot, table);
+            createSlot(c);
+            return SlotState.RECREATED;
+        }
+        createSlot(c);
+        return SlotState.CREATED;
+    }
+
+    private void createSlot(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT lsn FROM pg_create_logical_replication_slot(?, 'pgoutput')")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                LOG.info("Created replication slot '{}' (pgoutput) at {}", slot, rs.getString(1));
+            }
+        } catch (SQLException e) {
+            if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                throw new CdcSetupException("replication slot '" + slot + "' does not exist and role '"
+                        + currentUser(c) + "' cannot create it: creating a slot needs the REPLICATION attribute ("
+                        + e.getMessage() + "); run ALTER ROLE ... REPLICATION, or as a superuser: SELECT"
+                        + " pg_create_logical_replication_slot('" + slot + "', 'pgoutput')", e);
+            }
+            throw e;
+        }
+    }
+
+    private void dropSlot(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+            ps.setString(1, slot);
+            ps.execute();
+        }
+    }
+
+    private static String currentUser(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT current_user")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /**
+     * WAL the slot keeps PostgreSQL from removing: {@code pg_current_wal_lsn() - confirmed_flush_lsn}, in bytes;
+     * empty when the slot does not exist.
+     */
+    static OptionalLong retainedWalBytes(Connection c, String slot) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(),"
+                + " confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return OptionalLong.empty();
+                }
+                long bytes = rs.getLong(1);
+                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(bytes);
+            }
+        }
+    }
+}
