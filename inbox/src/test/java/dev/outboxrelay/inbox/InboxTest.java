@@ -121,7 +121,7 @@ class InboxTest {
     @Test
     void failedWorkLeavesNoEntrySoTheRetryRunsIt() throws Exception {
         String id = UUID.randomUUID().toString();
-        Inbox.Work<Void, IOException> failing = c -> {
+        Inbox.Work<Void, Exception> failing = c -> {
             logWork(inbox, id, null).run(c);
             throw new IOException("downstream unavailable");
         };
