@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Option;
@@ -41,13 +42,6 @@ public final class CdcOptions {
             .example("30s")
             .build();
 
-    public static final Option<String> RELAY_NAME = Option.string("relay-name")
-            .defaultValue(CdcSettings.DEFAULT_RELAY_NAME)
-            .validate(Validator.notBlank())
-            .doc("Name of this relay: keys its CDC offsets, so relays sharing a database need distinct names.")
-            .example("orders-relay")
-            .build();
-
     /** {@code --debezium.<property>=value}: Debezium connector/engine tuning. */
     public static final Passthrough DEBEZIUM = new Passthrough("debezium",
             "Debezium PostgreSQL connector or engine property (slot, publication, offsets and snapshot are fixed).",
@@ -56,7 +50,7 @@ public final class CdcOptions {
     /** The CDC source's options. */
     public static final OptionSet SET = OptionSet.builder("Change data capture (--mode cdc)")
             .add(SLOT_NAME).add(DatabaseOptions.PUBLICATION).add(OFFSET_STORE).add(OFFSET_FILE)
-            .add(HEARTBEAT_INTERVAL).add(RELAY_NAME)
+            .add(HEARTBEAT_INTERVAL).add(InstanceOptions.RELAY_NAME)
             .passthrough(DEBEZIUM)
             .check(CdcOptions::check)
             .build();
@@ -90,7 +84,7 @@ public final class CdcOptions {
                 .heartbeatInterval(config.get(HEARTBEAT_INTERVAL))
                 .onPublish(config.get(KafkaOptions.ON_PUBLISH))
                 .maxAttempts(config.get(KafkaOptions.MAX_ATTEMPTS))
-                .relayName(config.get(RELAY_NAME))
+                .relayName(config.get(InstanceOptions.RELAY_NAME))
                 .debezium(config.passthrough(DEBEZIUM.prefix()))
                 .build();
         EngineProperties.checkPassthrough(s.debezium());

@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.Validator;
@@ -64,16 +65,10 @@ public final class PollOptions {
             .example("5s")
             .build();
 
-    public static final Option<String> RELAY_NAME = Option.string("relay-name")
-            .defaultValue("outbox-relay")
-            .validate(Validator.notBlank())
-            .doc("Name of this instance in logs and in pg_stat_activity (application_name).")
-            .example("orders-relay-1")
-            .build();
-
     /** The poll source's options. */
     public static final OptionSet SET = OptionSet.of("Polling (--mode poll)", BATCH_SIZE, POLL_INTERVAL,
-            PIPELINE_DEPTH, ON_POISON, DEAD_LETTER_TOPIC, RETENTION, PURGE_INTERVAL, STANDBY_INTERVAL, RELAY_NAME);
+            PIPELINE_DEPTH, ON_POISON, DEAD_LETTER_TOPIC, RETENTION, PURGE_INTERVAL, STANDBY_INTERVAL,
+            InstanceOptions.RELAY_NAME);
 
     private PollOptions() {
     }

@@ -3,6 +3,7 @@ package dev.outboxrelay.poll;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
@@ -44,7 +45,7 @@ public final class PollSourceFactory implements SourceFactory {
                 .retention(config.get(PollOptions.RETENTION))
                 .purgeInterval(config.get(PollOptions.PURGE_INTERVAL))
                 .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))
-                .relayName(config.get(PollOptions.RELAY_NAME))
+                .relayName(config.get(InstanceOptions.RELAY_NAME))
                 .build();
     }
 

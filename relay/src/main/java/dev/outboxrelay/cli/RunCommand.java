@@ -76,15 +76,16 @@ final class RunCommand implements Cli.Command {
                 System.lineSeparator(), config);
         // Pending (operations issue): the health/metrics endpoint on --http-port is not served yet.
         OutboxSource source = factory.create(config, RelayListener.none());
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            LOG.info("Shutdown requested; draining the in-flight batch");
-            source.close();
-            stopped.countDown();
-        }, "outbox-relay-shutdown");
+        CountDownLatch stopRequested = new CountDownLatch(1);
+        // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
+        // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.
+        StopSignals.onStop(stopRequested::countDown);
+        Thread hook = new Thread(source::close, "outbox-relay-shutdown"); // backstop if the signal handler is bypassed
         Runtime.getRuntime().addShutdownHook(hook);
         source.start();
-        stopped.await();
+        stopRequested.await();
+        LOG.info("Shutdown requested; draining the in-flight batch");
+        source.close();
         LOG.info("Stopped");
         return Main.OK;
     }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -42,7 +43,8 @@ public final class ProducerSettings {
     public static ProducerSettings of(String bootstrapServers, Map<String, String> passthrough) {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         List<String> problems = new ArrayList<>();
-        passthrough.forEach((key, value) -> check(key, value.trim(), problems));
+        // Sorted, so the problems come in a stable order whatever map the caller built.
+        new TreeMap<>(passthrough).forEach((key, value) -> check(key, value.trim(), problems));
         if (!problems.isEmpty()) {
             throw new WeakDeliveryException(problems);
         }

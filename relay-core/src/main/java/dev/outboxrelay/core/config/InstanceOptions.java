@@ -1,0 +1,20 @@
+package dev.outboxrelay.core.config;
+
+/** Options that identify a relay instance; shared by both sources so each is declared once. */
+public final class InstanceOptions {
+
+    /** Default relay name. */
+    public static final String DEFAULT_RELAY_NAME = "outbox-relay";
+
+    public static final Option<String> RELAY_NAME = Option.string("relay-name")
+            .defaultValue(DEFAULT_RELAY_NAME)
+            .validate(name -> name.matches("[A-Za-z0-9._-]{1,100}") ? null
+                    : "must be 1 to 100 letters, digits, '.', '_' or '-'")
+            .doc("Name of this relay: instances with the same name share one outbox (one active, the others on"
+                    + " standby); it keys the CDC offsets and shows as application_name in pg_stat_activity.")
+            .example("orders-relay")
+            .build();
+
+    private InstanceOptions() {
+    }
+}
