@@ -1,0 +1,375 @@
+package dev.outboxrelay.testkit;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+import kafka.server.BrokerServer;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real, in-process Kafka broker for tests, demos and benchmarks: Kafka's own {@link KafkaClusterTestKit} with
+ * one node in combined KRaft mode (broker and controller in one server), booted at the latest production
+ * metadata version with production feature levels.
+ *
+ * <p>Broker defaults suit a single node: replication factors and min ISR of the internal topics are 1, the
+ * group rebalance delay is 0, and <b>auto topic creation is on</b> (the relay publishes to topics routed from
+ * templates). Per-topic configs such as {@code max.message.bytes} (for poison-record tests) go through
+ * {@link #createTopic(String, int, Map)}; broker-wide overrides through {@link #start(Map)}.
+ *
+ * <p><b>Outages.</b> {@link #stop()} shuts the broker down (the controller keeps running) and {@link #restart()}
+ * starts the same broker again <em>on the same port</em>, so clients configured with
+ * {@link #bootstrapServers()} reconnect by themselves, as they would to a restarted production broker. This
+ * works because the test kit pre-binds each listener socket and, when that socket was closed by a shutdown,
+ * binds a new one on the same port; the JDK sets SO_REUSEADDR on server sockets, so connections in TIME_WAIT
+ * do not block it. A TCP proxy was therefore not needed. Data on the broker survives a restart.
+ *
+ * <p><b>Logging.</b> The broker logs through SLF4J at INFO, which is a lot: each module's
+ * {@code logback-test.xml} (not provided by this jar) should set {@code org.apache.kafka} and {@code kafka} to
+ * WARN. The few server classes that use Log4j 2 directly are kept at WARN by the {@code log4j2-test.xml} in
+ * this jar.
+ *
+ * <p><b>Lifecycle.</b> {@link #shared()} is started once per JVM and stopped by a shutdown hook, which also
+ * deletes its temporary directory; dedicated instances from {@link #start()} should be closed (the hook is a
+ * fallback). The broker runs non-daemon threads, so a {@code main} that uses this class should close it or
+ * call {@link System#exit(int)}. Starting a broker makes Kafka's {@code Exit.halt/exit} throw instead of
+ * ending the JVM, so a broker failure fails a test rather than killing the test JVM. After {@code kill -9}
+ * the {@code /tmp/outbox-kafka-*} directory is left behind (nothing runs to delete it).
+ */
+public final class TestKafka implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TestKafka.class);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration EXIT_CLOSE_TIMEOUT = Duration.ofSeconds(15);
+    private static TestKafka shared;
+
+    private final KafkaClusterTestKit cluster;
+    private final Path baseDir;
+    private final String bootstrapServers;
+    private final boolean isShared;
+    private final Thread shutdownHook;
+    private Admin admin;
+    private boolean running = true;
+    private boolean closed;
+
+    private TestKafka(KafkaClusterTestKit cluster, Path baseDir, boolean isShared) {
+        this.cluster = cluster;
+        this.baseDir = baseDir;
+        this.bootstrapServers = cluster.bootstrapServers();
+        this.isShared = isShared;
+        this.shutdownHook = new Thread(this::closeAtExit, "outbox-testkit-kafka-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** The broker shared by everything in this JVM, started on first use. {@link #close()} on it does nothing. */
+    public static synchronized TestKafka shared() {
+        if (shared == null) {
+            shared = boot(Map.of(), true);
+        }
+        return shared;
+    }
+
+    /** Starts a dedicated broker with the default configuration; the caller must close it. */
+    public static TestKafka start() {
+        return start(Map.of());
+    }
+
+    /**
+     * Starts a dedicated broker; {@code brokerConfig} overrides the defaults (e.g.
+     * {@code Map.of("auto.create.topics.enable", "false")}). The caller must close it.
+     */
+    public static TestKafka start(Map<String, String> brokerConfig) {
+        return boot(brokerConfig, false);
+    }
+
+    private static TestKafka boot(Map<String, String> overrides, boolean isShared) {
+        long started = System.nanoTime();
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("auto.create.topics.enable", "true");
+        config.put("num.partitions", "1");
+        config.put("default.replication.factor", "1");
+        config.put("min.insync.replicas", "1");
+        // Internal topics default to replication factor 3, which one broker can never satisfy.
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("offsets.topic.num.partitions", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        config.put("transaction.state.log.num.partitions", "1");
+        config.put("share.coordinator.state.topic.replication.factor", "1");
+        config.put("share.coordinator.state.topic.min.isr", "1");
+        // No point waiting for more group members that will never come.
+        config.put("group.initial.rebalance.delay.ms", "0");
+        // restart() is refused (DUPLICATE_BROKER_REGISTRATION) until the old incarnation's session expires,
+        // 9 s by default. Shorter, but still 8 heartbeats long so that a loaded CI machine does not fence it.
+        config.put("broker.heartbeat.interval.ms", "500");
+        config.put("broker.session.timeout.ms", "4000");
+        // Behave like a production broker: the test kit enables unstable versions by default.
+        config.put("unstable.api.versions.enable", "false");
+        config.put("unstable.feature.versions.enable", "false");
+        config.putAll(overrides);
+
+        neverEndTheJvm();
+        KafkaClusterTestKit cluster = null;
+        Path baseDir = null;
+        try {
+            // Our own directory: the test kit's default one comes with a shutdown hook that deletes it while
+            // the broker may still be running, see closeAtExit().
+            baseDir = Files.createTempDirectory("outbox-kafka-");
+            TestKitNodes nodes = new TestKitNodes.Builder(productionBootstrap())
+                    .setBaseDirectory(baseDir)
+                    .setCombined(true)
+                    .setNumBrokerNodes(1)
+                    .setNumControllerNodes(1)
+                    .build();
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+            config.forEach(builder::setConfigProp);
+            cluster = builder.build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            TestKafka kafka = new TestKafka(cluster, baseDir, isShared);
+            LOG.info("Kafka broker started on {} in {} ms", kafka.bootstrapServers,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            return kafka;
+        } catch (Exception e) {
+            if (cluster != null) {
+                closeQuietly(cluster);
+            }
+            OsCommands.deleteTree(baseDir);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("Could not start the Kafka broker", e);
+        }
+    }
+
+    /**
+     * The broker calls {@code Exit.halt(1)} on some fatal paths (e.g. when its log directory fails). In a
+     * shared test JVM that would kill every other test and show up only as "fork exited with code 1", so
+     * make such calls log and throw in the calling broker thread instead. Kafka's own tests do the same.
+     */
+    private static void neverEndTheJvm() {
+        Exit.setHaltProcedure((code, message) -> {
+            LOG.error("In-process Kafka broker asked to halt the JVM ({}: {}); refusing", code, message);
+            throw new IllegalStateException("Kafka broker requested halt(" + code + "): " + message);
+        });
+        Exit.setExitProcedure((code, message) -> {
+            LOG.error("In-process Kafka broker asked to exit the JVM ({}: {}); refusing", code, message);
+            throw new IllegalStateException("Kafka broker requested exit(" + code + "): " + message);
+        });
+    }
+
+    private static BootstrapMetadata productionBootstrap() {
+        MetadataVersion version = MetadataVersion.latestProduction();
+        Map<String, Short> features = Feature.PRODUCTION_FEATURES.stream()
+                .collect(Collectors.toMap(Feature::featureName, f -> f.defaultLevel(version)));
+        return BootstrapMetadata.fromVersions(version, features, "outbox-test-kit");
+    }
+
+    /** {@code host:port} of the broker; stays the same across {@link #stop()} / {@link #restart()}. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /**
+     * An admin client for this broker, created on first use and owned by this object: do not close it.
+     * It survives {@link #stop()} / {@link #restart()} (it reconnects).
+     */
+    public synchronized Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                    AdminClientConfig.CLIENT_ID_CONFIG, "outbox-test-kit-admin"));
+        }
+        return admin;
+    }
+
+    /** Creates a topic with replication factor 1 and waits until every partition has a leader. */
+    public void createTopic(String name, int partitions) {
+        createTopic(name, partitions, Map.of());
+    }
+
+    /**
+     * Creates a topic with replication factor 1 and the given topic configs (e.g.
+     * {@code Map.of("max.message.bytes", "2048")}) and waits until every partition has a leader.
+     */
+    public void createTopic(String name, int partitions, Map<String, String> topicConfigs) {
+        try {
+            admin().createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(topicConfigs)))
+                    .all().get(30, TimeUnit.SECONDS);
+            awaitLeaders(Set.of(name), Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while creating topic " + name, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not create topic " + name, e);
+        }
+    }
+
+    /**
+     * Shuts the broker down, like a broker outage: clients see connection refused on
+     * {@link #bootstrapServers()} until {@link #restart()}. The controller stays up.
+     */
+    public synchronized void stop() {
+        ensureOpen();
+        if (!running) {
+            return;
+        }
+        long started = System.nanoTime();
+        broker().shutdown();
+        running = false;
+        LOG.info("Kafka broker stopped in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /**
+     * Starts the broker again on the same address and waits until it is registered, unfenced and leads every
+     * partition again, so that a client's next attempt succeeds.
+     */
+    public synchronized void restart() {
+        ensureOpen();
+        if (running) {
+            return;
+        }
+        long started = System.nanoTime();
+        try {
+            broker().startup();
+            running = true;
+            cluster.waitForReadyBrokers();
+            Set<String> topics = admin().listTopics(new ListTopicsOptions().listInternal(true)).names()
+                    .get(30, TimeUnit.SECONDS);
+            awaitLeaders(topics, READY_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while restarting the broker", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("The broker did not come back", e);
+        }
+        LOG.info("Kafka broker restarted on {} in {} ms", bootstrapServers,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /** Whether the broker is up (false between {@link #stop()} and {@link #restart()}). */
+    public synchronized boolean isRunning() {
+        return running;
+    }
+
+    private void awaitLeaders(Set<String> topics, Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (topics.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                Map<String, TopicDescription> descriptions = admin().describeTopics(topics).allTopicNames()
+                        .get(10, TimeUnit.SECONDS);
+                boolean allLed = descriptions.values().stream()
+                        .flatMap(d -> d.partitions().stream())
+                        .map(TopicPartitionInfo::leader)
+                        .allMatch(leader -> leader != null && !leader.isEmpty());
+                if (allLed) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                // UnknownTopicOrPartition right after creation: metadata has not reached the broker yet.
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("Partitions of " + topics + " still have no leader after " + timeout);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private BrokerServer broker() {
+        return cluster.brokers().values().iterator().next();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("This TestKafka is closed");
+        }
+    }
+
+    /**
+     * Shuts a dedicated broker down and deletes its data. Does nothing for {@link #shared()}, which others in
+     * this JVM may still use.
+     */
+    @Override
+    public void close() {
+        if (isShared) {
+            return;
+        }
+        shutDown();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException alreadyExiting) {
+            // the hook is running; shutDown() is idempotent
+        }
+    }
+
+    private synchronized void shutDown() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
+        closeQuietly(cluster);
+        OsCommands.deleteTree(baseDir);
+    }
+
+    /**
+     * Shutdown hook: stop the broker before deleting its files. Deleting them under a live broker makes it
+     * fail its log directory at the very end of a test run. Bounded, so that a stuck broker cannot keep
+     * the JVM from exiting.
+     */
+    private void closeAtExit() {
+        Thread closer = new Thread(this::shutDown, "outbox-testkit-kafka-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(EXIT_CLOSE_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        OsCommands.deleteTree(baseDir);
+    }
+
+    private static void closeQuietly(KafkaClusterTestKit cluster) {
+        try {
+            cluster.close();
+        } catch (Exception e) {
+            LOG.warn("Error while closing the Kafka cluster", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TestKafka[" + bootstrapServers + (running ? "" : ", stopped") + "]";
+    }
+}
