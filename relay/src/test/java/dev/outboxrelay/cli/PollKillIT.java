@@ -58,7 +58,9 @@ class PollKillIT {
         if (relay != null && relay.isAlive()) {
             relay.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
-        database.drop();
+        if (database != null) {
+            database.drop();
+        }
     }
 
     @Test
