@@ -23,6 +23,9 @@ final class Batch {
 
     final long startedNanos = System.nanoTime();
     final int fetched;
+    /** Timings for the per-batch DEBUG line. */
+    long fetchMicros;
+    long sendMicros;
     final List<Sent> sent = new ArrayList<>();
     final List<Failed> failed = new ArrayList<>();
     /** Keys later batches must hold back while this batch is in flight: a row of theirs failed or may be rejected. */

@@ -172,12 +172,16 @@ final class JdbcPollingSource implements PollingSource {
                     continue;
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {
+                    long fetchStart = System.nanoTime();
                     List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), settings.batchSize());
+                    long fetched = System.nanoTime();
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
                         continue;
                     }
                     Batch batch = batches.send(rows, blocked(inFlight));
+                    batch.fetchMicros = (fetched - fetchStart) / 1000;
+                    batch.sendMicros = (System.nanoTime() - fetched) / 1000;
                     if (batch.outage != null) {
                         pausedUntil = kafkaOutage(batch.outage);
                         more = true; // retry the held rows as soon as the backoff is over
@@ -239,6 +243,7 @@ final class JdbcPollingSource implements PollingSource {
 
     /** Marks what Kafka acknowledged and records failures; returns until when to pause for a Kafka outage. */
     private long settle(Connection c, Batch batch, long pausedUntil) throws SQLException, InterruptedException {
+        long settleStart = System.nanoTime();
         BatchPublisher.Outcome outcome = batches.settle(batch);
         List<Failure> failures = batches.sendToDeadLetterTopic(outcome);
         int marked = acknowledger.acknowledge(c, outcome.acknowledged());
@@ -258,8 +263,12 @@ final class JdbcPollingSource implements PollingSource {
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - batch.startedNanos);
         listener.batchPublished(outcome.acknowledged().size(), elapsed);
-        LOG.debug("Batch of {} rows: {} acknowledged ({} marked), {} failed, {} held back, in {} ms", batch.fetched,
-                outcome.acknowledged().size(), marked, failures.size(), batch.held, elapsed.toMillis());
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Batch of {} rows: {} acknowledged ({} marked), {} failed, {} held back, in {} ms"
+                    + " (fetch {} ms, send {} ms, settle {} ms)", batch.fetched, outcome.acknowledged().size(), marked,
+                    failures.size(), batch.held, elapsed.toMillis(), batch.fetchMicros / 1000, batch.sendMicros / 1000,
+                    (System.nanoTime() - settleStart) / 1_000_000);
+        }
         if (outcome.outage() != null) {
             return kafkaOutage(outcome.outage());
         }

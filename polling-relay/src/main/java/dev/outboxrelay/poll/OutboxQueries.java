@@ -34,7 +34,8 @@ final class OutboxQueries {
                 : "";
         this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
                 + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
-                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.seq <> ALL(?::bigint[])"
+                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
+                + " AND NOT EXISTS (SELECT 1 FROM unnest(?::bigint[]) f(seq) WHERE f.seq = o.seq)"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
         this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
                 + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"

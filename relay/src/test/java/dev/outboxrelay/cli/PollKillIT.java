@@ -58,7 +58,9 @@ class PollKillIT {
         if (relay != null && relay.isAlive()) {
             relay.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
-        database.drop();
+        if (database != null) {
+            database.drop();
+        }
     }
 
     @Test
@@ -66,16 +68,21 @@ class PollKillIT {
         TestKafka kafka = TestKafka.shared();
         String topic = "kill-it." + "Stream";
         kafka.createTopic(topic, 3);
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 5000, 4, 12);
+        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 5000, 4, 20);
 
-        for (int i = 0; i < KILLS; i++) {
+        int kills = 0;
+        int killsDuringStream = 0;
+        while (killsDuringStream < KILLS && kills < 3 * KILLS) {
             relay = startRelay(kafka);
             Thread.sleep(1500 + ThreadLocalRandom.current().nextInt(1500));
+            if (!load.isDone()) {
+                killsDuringStream++;
+            }
             relay.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
             assertThat(relay.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            kills++;
         }
-        assertThat(load.isDone()).as("the relay was killed %d times while events were still being written", KILLS)
-                .isFalse();
+        assertThat(killsDuringStream).as("kills while events were still being written").isGreaterThanOrEqualTo(KILLS);
         List<String> expected = load.join();
         assertThat(expected).hasSize(50_000);
 
@@ -85,10 +92,11 @@ class PollKillIT {
         DeliveryReport report = DeliveryReport.of(records, expected);
         assertThat(report.nothingLost()).as("%s", report).isTrue();
         assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
-        assertThat(report.duplicateCount()).as("duplicates after %d kills: %s", KILLS, report)
-                .isLessThanOrEqualTo(KILLS * PIPELINE_DEPTH * BATCH_SIZE);
-        System.out.printf("kill -9 x%d: %d events, %d duplicates (bound %d)%n", KILLS, expected.size(),
-                report.duplicateCount(), KILLS * PIPELINE_DEPTH * BATCH_SIZE);
+        // Documented bound: per crash at most the batches in flight, pipeline depth x batch size.
+        assertThat(report.duplicateCount()).as("duplicates after %d kills: %s", kills, report)
+                .isLessThanOrEqualTo(kills * PIPELINE_DEPTH * BATCH_SIZE);
+        System.out.printf("kill -9 x%d: %d events, %d duplicates (bound %d)%n", kills, expected.size(),
+                report.duplicateCount(), kills * PIPELINE_DEPTH * BATCH_SIZE);
         await().atMost(Duration.ofMinutes(1)).until(() ->
                 database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
 

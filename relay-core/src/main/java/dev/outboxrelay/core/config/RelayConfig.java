@@ -31,8 +31,10 @@ public final class RelayConfig {
         this.raw = new IdentityHashMap<>(raw);
         this.origin = new IdentityHashMap<>(origin);
         Map<String, Map<String, String>> pt = new LinkedHashMap<>();
-        passthrough.forEach((k, v) -> pt.put(k, Map.copyOf(v)));
-        this.passthrough = Map.copyOf(pt);
+        // Insertion order, not Map.copyOf: problems and dumps list properties in the order the user gave them,
+        // and Map.copyOf iterates in an order that changes from one JVM run to the next.
+        passthrough.forEach((k, v) -> pt.put(k, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+        this.passthrough = java.util.Collections.unmodifiableMap(pt);
         this.passthroughOrigin = new LinkedHashMap<>(passthroughOrigin);
     }
 
