@@ -52,7 +52,7 @@ final class VerifyCommand implements Cli.Command {
     public int execute(RelayConfig config, PrintStream out, PrintStream err) throws Exception {
         Map<String, Object> consumer = new HashMap<>();
         // Only how to connect: producer tuning in the same passthrough means nothing to a consumer.
-        config.passthrough(KafkaOptions.KAFKA.prefix()).forEach((k, v) -> {
+        config.passthrough(VerifyOptions.KAFKA.prefix()).forEach((k, v) -> {
             if (k.startsWith("security.") || k.startsWith("sasl.") || k.startsWith("ssl.")) {
                 consumer.put(k, v);
             }

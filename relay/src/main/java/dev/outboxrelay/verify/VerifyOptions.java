@@ -3,6 +3,7 @@ package dev.outboxrelay.verify;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.Passthrough;
 import dev.outboxrelay.core.config.Validator;
 import java.time.Duration;
 
@@ -27,13 +28,22 @@ public final class VerifyOptions {
             .build();
 
     /**
+     * {@code --kafka.<property>}: the same family and {@code --kafka-config-file} as {@code run}, so one config
+     * file serves both, but verify's consumer takes only the connection security settings from it.
+     */
+    public static final Passthrough KAFKA = new Passthrough(KafkaOptions.KAFKA.prefix(),
+            "Kafka connection security setting for reading the topics (security.*, sasl.*, ssl.*); other"
+                    + " producer properties are ignored here.",
+            "--kafka.security.protocol=SSL", KafkaOptions.KAFKA_CONFIG_FILE);
+
+    /**
      * Verify's own options plus the routing and Kafka connection options it shares with {@code run}. Of the
      * {@code --kafka.*} passthrough only the connection security settings (security.*, sasl.*, ssl.*) are
      * used, by verify's consumer.
      */
     public static final OptionSet SET = OptionSet.builder("Verify")
             .add(KafkaOptions.KAFKA_BOOTSTRAP).add(KafkaOptions.TOPIC_TEMPLATE)
-            .passthrough(KafkaOptions.KAFKA)
+            .passthrough(KAFKA)
             .add(SINCE).add(JSON)
             .build();
 
