@@ -36,7 +36,7 @@ final class Cli {
         this.env = Map.copyOf(env);
         this.out = out;
         this.err = err;
-        this.commands = List.of(new MigrateCommand(), new RunCommand(factories));
+        this.commands = List.of(new MigrateCommand(), new RunCommand(factories), new VerifyCommand());
     }
 
     List<Command> commands() {
