@@ -6,6 +6,9 @@ import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.poll.ConnectionFactory;
+import dev.outboxrelay.poll.PollSettings;
+import dev.outboxrelay.poll.PollingSource;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -13,6 +16,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 
 /** Test helpers: migrate a test database and start CDC sources against the test kit. */
 final class CdcRelays {
@@ -58,6 +62,23 @@ final class CdcRelays {
         OutboxSource source = CdcSource.create(settings,
                 EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
                 EventPublisher.kafka(ProducerSettings.of(bootstrap, Map.of())), listener);
+        source.start();
+        return source;
+    }
+
+    /** A poll source on the same database, for switching and comparisons. */
+    static PollingSource startPoll(TestDatabase database, String table, String bootstrap,
+                                   Map<String, String> options) {
+        Properties p = new Properties();
+        p.setProperty("user", database.relayUser());
+        p.setProperty("password", database.relayPassword());
+        PollingSource source = PollingSource.create(
+                PollSettings.builder().table(OutboxTable.parse(table))
+                        .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
+                        .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
+                ConnectionFactory.jdbc(database.jdbcUrl(), p),
+                EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
+                ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
         source.start();
         return source;
     }
