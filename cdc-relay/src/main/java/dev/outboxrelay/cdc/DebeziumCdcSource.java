@@ -206,9 +206,13 @@ final class DebeziumCdcSource implements OutboxSource {
                     done.complete(null);
                 })
                 .build();
-        engine = e;
-        if (closed) {
-            return;
+        synchronized (this) {
+            // Under the lock that close() sets `closed` with: either close() sees this engine and closes it, or
+            // the engine is never run.
+            if (closed) {
+                return;
+            }
+            engine = e;
         }
         try {
             e.run(); // returns when the engine stops
