@@ -22,6 +22,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The kill -9 scenario shared by the mode-specific ITs: the real daemon ({@code java -jar outbox-relay.jar run})
@@ -62,12 +63,13 @@ final class KillScenario implements AutoCloseable {
 
     /**
      * Writes 50,000 events with {@code writerThreads} threads pausing {@code pauseMillis} after each commit, kills
-     * the relay {@code kills} times (each instance lives {@code minUp} plus up to {@code jitter}, and, when
-     * {@code awaitProgress}, until it marked at least one more row), then lets a last instance finish. Asserts
+     * the relay {@code kills} times (each instance lives {@code minUp} plus up to {@code jitter}, and then, when
+     * {@code readyToKill} is given, until it marked at least one more row and {@code readyToKill} holds), then
+     * lets a last instance finish. Asserts
      * that nothing is lost, per-key order, nothing left unsent and a clean SIGTERM; returns the delivery report.
      */
     DeliveryReport run(int kills, int writerThreads, long pauseMillis, Duration minUp, Duration jitter,
-                       boolean awaitProgress) throws Exception {
+                       BooleanSupplier readyToKill) throws Exception {
         kafka.createTopic(TOPIC, 3);
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
                 writerThreads, pauseMillis);
@@ -75,9 +77,9 @@ final class KillScenario implements AutoCloseable {
             long sent = sent();
             relay = start();
             Thread.sleep(minUp.toMillis() + ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1));
-            if (awaitProgress) {
+            if (readyToKill != null) {
                 await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> sent() > sent || !relay.isAlive());
+                        .until(() -> (sent() > sent && readyToKill.getAsBoolean()) || !relay.isAlive());
             }
             assertThat(relay.isAlive()).as("relay %d is still running before its SIGKILL (see %s)", i, log).isTrue();
             relay.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
