@@ -161,8 +161,12 @@ final class Pipeline {
             }
         } catch (InterruptedException e) {
             LOG.debug("Settling stopped with {} batch(es) unsettled", unsettled());
+        } catch (RuntimeException e) {
+            // A bug, not an outage: stop publishing rather than confirm positions past unsettled events.
+            LOG.error("Settling published events failed; the CDC source stops publishing (restart the relay)", e);
         } finally {
             synchronized (this) {
+                closed = true;
                 notifyAll();
             }
         }
