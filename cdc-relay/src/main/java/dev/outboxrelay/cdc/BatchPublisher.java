@@ -20,18 +20,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes a batch of events and settles every one of them before returning: acknowledged by Kafka and then
- * marked (or deleted) in the table, or dead-lettered. Used by both the rescan and the WAL stream, so callers
- * may confirm a position only after {@link #publish} returned.
+ * Publishes batches of events in two halves: {@link #send} hands a batch to the producer without waiting, and
+ * {@link #settle} waits for Kafka's answers and then marks (or deletes) the acknowledged rows, or records the
+ * failures and retries them, until every event of the batch is settled. {@link Pipeline} runs the halves on two
+ * threads; a caller may confirm a position only after {@code settle} returned for everything before it.
  *
  * <p>Failure semantics (documented in docs/cdc-mode.md): a Kafka outage (retriable error) is retried with
  * backoff forever without counting attempts; a per-record failure is recorded on the row (attempts,
- * last_error) and retried with backoff until the row is dead-lettered after max attempts (the stream waits,
+ * last_error) and retried with backoff until the row is dead-lettered after max attempts (the settling waits,
  * a bounded BLOCK, then SKIPs the dead letter); a malformed row fails the same way every time, so its
  * attempts are used up at once and it is dead-lettered without waiting.
  */
@@ -52,6 +54,55 @@ final class BatchPublisher {
         }
     }
 
+    /** A batch handed to the producer: the records sent, their pending answers, and the rows that failed locally. */
+    static final class Sent {
+        final List<Item> items = new ArrayList<>();
+        final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        final List<String> topics = new ArrayList<>();
+        final List<Item> malformed = new ArrayList<>();
+        final List<String> malformedReasons = new ArrayList<>();
+        final long startedNanos = System.nanoTime();
+        private int size;
+
+        /** Rows in the batch as submitted: sent and failed locally. */
+        int size() {
+            return size;
+        }
+
+        /** True once Kafka answered every record. */
+        boolean answered() {
+            for (CompletableFuture<?> f : futures) {
+                if (!f.isDone()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** True when every record was acknowledged and nothing failed locally: settling is one statement. */
+        boolean allAcknowledged() {
+            if (!malformed.isEmpty()) {
+                return false;
+            }
+            for (CompletableFuture<?> f : futures) {
+                if (!f.isDone() || f.isCompletedExceptionally()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        void awaitAnswers() throws InterruptedException {
+            for (CompletableFuture<?> f : futures) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    // judged by settle
+                }
+            }
+        }
+    }
+
     private final EventRouter router;
     private final EventPublisher publisher;
     private final Acknowledger acknowledger;
@@ -60,7 +111,7 @@ final class BatchPublisher {
     private final Database database;
     private final BooleanSupplier closed;
     private Connection connection;
-    private boolean inOutage;
+    private volatile boolean inOutage;
 
     BatchPublisher(EventRouter router, EventPublisher publisher, Acknowledger acknowledger, int maxAttempts,
                    RelayListener listener, Database database, BooleanSupplier closed) {
@@ -77,28 +128,89 @@ final class BatchPublisher {
         return inOutage;
     }
 
+    /** Routes every item and hands it to the producer, in order; waits for nothing. */
+    Sent send(List<Item> items) {
+        Sent sent = new Sent();
+        sent.size = items.size();
+        for (Item item : items) {
+            if (item.event() == null) {
+                sent.malformed.add(item);
+                sent.malformedReasons.add(item.malformedReason());
+                continue;
+            }
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = router.route(item.event());
+            } catch (MalformedEventException e) {
+                sent.malformed.add(item);
+                sent.malformedReasons.add(e.getMessage());
+                continue;
+            }
+            sent.items.add(item);
+            sent.topics.add(record.topic());
+            sent.futures.add(publisher.publish(record));
+        }
+        return sent;
+    }
+
+    /**
+     * Settles batches in order. When Kafka acknowledged every record of every batch (the normal case), their rows
+     * are marked with one statement; otherwise each batch goes through {@link #settle(Sent)}.
+     */
+    void settleAll(List<Sent> batches) throws InterruptedException {
+        for (Sent s : batches) {
+            s.awaitAnswers();
+        }
+        if (batches.stream().allMatch(Sent::allAcknowledged)) {
+            List<UUID> ids = new ArrayList<>();
+            for (Sent s : batches) {
+                for (int i = 0; i < s.items.size(); i++) {
+                    ids.add(s.items.get(i).id());
+                    listener.published(s.topics.get(i), s.items.get(i).event().createdAt());
+                }
+            }
+            markAcknowledged(ids);
+            if (inOutage && !ids.isEmpty()) {
+                recovered();
+            }
+            for (Sent s : batches) {
+                if (!s.items.isEmpty()) {
+                    listener.batchPublished(s.items.size(), Duration.ofNanos(System.nanoTime() - s.startedNanos));
+                }
+            }
+            return;
+        }
+        for (Sent s : batches) {
+            settle(s);
+        }
+    }
+
     /** Publishes and settles all items, in order per key; returns only when every item is settled. */
     void publish(List<Item> items) throws InterruptedException {
-        List<Item> pending = items;
+        settle(send(items));
+    }
+
+    /** Waits for Kafka's answers, marks, records failures, and re-sends what must be retried until all settled. */
+    void settle(Sent first) throws InterruptedException {
+        Sent sent = first;
         Duration backoff = MIN_BACKOFF;
-        long started = System.nanoTime();
         int published = 0;
         Map<UUID, Integer> attempts = new HashMap<>();
-        while (!pending.isEmpty()) {
-            Round round = publishOnce(pending);
+        while (true) {
+            Round round = collect(sent);
             round.attempts = attempts;
             published += round.acked.size();
             settle(round);
             if (round.retry.isEmpty()) {
                 break;
             }
-            pending = round.retry;
-            LOG.debug("Retrying {} event(s) in {} ms", pending.size(), backoff.toMillis());
+            LOG.debug("Retrying {} event(s) in {} ms", round.retry.size(), backoff.toMillis());
             sleep(backoff);
             backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            sent = send(round.retry);
         }
         if (published > 0) {
-            listener.batchPublished(published, Duration.ofNanos(System.nanoTime() - started));
+            listener.batchPublished(published, Duration.ofNanos(System.nanoTime() - first.startedNanos));
         }
     }
 
@@ -111,33 +223,17 @@ final class BatchPublisher {
         Throwable outage;
     }
 
-    private Round publishOnce(List<Item> items) throws InterruptedException {
+    private Round collect(Sent sent) throws InterruptedException {
         Round round = new Round();
-        List<Item> sent = new ArrayList<>(items.size());
-        List<CompletableFuture<?>> futures = new ArrayList<>(items.size());
-        List<String> topics = new ArrayList<>(items.size());
-        for (Item item : items) {
-            if (item.event() == null) {
-                failMalformed(round, item, item.malformedReason());
-                continue;
-            }
-            ProducerRecord<byte[], byte[]> record;
-            try {
-                record = router.route(item.event());
-            } catch (MalformedEventException e) {
-                failMalformed(round, item, e.getMessage());
-                continue;
-            }
-            sent.add(item);
-            topics.add(record.topic());
-            futures.add(publisher.publish(record));
+        for (int i = 0; i < sent.malformed.size(); i++) {
+            failMalformed(round, sent.malformed.get(i), sent.malformedReasons.get(i));
         }
-        for (int i = 0; i < sent.size(); i++) {
-            Item item = sent.get(i);
+        for (int i = 0; i < sent.items.size(); i++) {
+            Item item = sent.items.get(i);
             try {
-                futures.get(i).get();
+                sent.futures.get(i).get();
                 round.acked.add(item.id());
-                listener.published(topics.get(i), item.event().createdAt());
+                listener.published(sent.topics.get(i), item.event().createdAt());
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof RetriableException) {
@@ -158,11 +254,15 @@ final class BatchPublisher {
                     round.retry.size());
             listener.outage("kafka", round.outage);
         } else if (round.outage == null && inOutage && !round.acked.isEmpty()) {
-            inOutage = false;
-            LOG.info("Kafka is available again");
-            listener.recovered();
+            recovered();
         }
         return round;
+    }
+
+    private void recovered() {
+        inOutage = false;
+        LOG.info("Kafka is available again");
+        listener.recovered();
     }
 
     private void failMalformed(Round round, Item item, String reason) {
@@ -171,6 +271,26 @@ final class BatchPublisher {
             round.failures.add(new Failure(item.id(), reason));
         }
         listener.publishFailed(item.id(), reason);
+    }
+
+    /** Marks rows Kafka acknowledged; retries the database until it answers. */
+    private void markAcknowledged(List<UUID> ids) throws InterruptedException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        Duration backoff = MIN_BACKOFF;
+        while (true) {
+            try {
+                acknowledger.acknowledge(connection(), ids);
+                return;
+            } catch (SQLException e) {
+                closeConnection();
+                LOG.warn("Cannot mark {} published event(s) in the database ({}); retrying", ids.size(),
+                        e.getMessage());
+                sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            }
+        }
     }
 
     /** Marks acknowledged rows and records failures; retries the database until it answers. */
@@ -221,7 +341,7 @@ final class BatchPublisher {
         return reason;
     }
 
-    /** The connection used for marking; also serves the stream's duplicate filter. */
+    /** The connection used for marking, by the settling thread only. */
     Connection connection() throws SQLException {
         if (connection == null || connection.isClosed()) {
             connection = database.open();

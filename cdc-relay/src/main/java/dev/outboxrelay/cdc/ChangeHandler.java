@@ -15,30 +15,44 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Debezium's batch consumer: turns the outbox inserts of a batch into events, publishes them, and only after
- * every one is settled (acknowledged and marked, or dead-lettered) marks the batch's records processed, so the
- * offset, and with it the slot's confirmed LSN, never passes an unacknowledged event. Heartbeats, logical
- * messages and anything else are marked processed without publishing; they only move the position.
+ * Debezium's batch consumer: turns the outbox inserts of a batch into events and submits them to the
+ * {@link Pipeline}, which hands them to the producer at once; only after every one is settled (acknowledged and
+ * marked, or dead-lettered), and after every earlier batch, are the batch's records marked processed, so the
+ * offset, and with it the slot's confirmed LSN, never passes an unacknowledged event. Meanwhile Debezium hands
+ * over the next batch. Heartbeats, logical messages and anything else are settled without publishing; they only
+ * move the position.
  */
 final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeHandler.class);
+    /** The columns the stream reads; Debezium converts only these. */
+    static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload", "headers",
+        "created_at"};
 
-    private final BatchPublisher publisher;
+    private final Pipeline pipeline;
+    private final Database database;
+    private final BooleanSupplier closing;
     private final String filterSql;
     /** Ids the rescan published in this run; the stream skips them once. */
     private final Set<UUID> rescanned;
     /** Records at or below this LSN may have been published already (before a restart, or by the rescan). */
     private final long startLsn;
 
-    ChangeHandler(BatchPublisher publisher, String quotedTable, Set<UUID> rescanned, long startLsn) {
-        this.publisher = publisher;
+    /** For the duplicate filter only; used by the engine thread. */
+    private Connection connection;
+
+    ChangeHandler(Pipeline pipeline, Database database, BooleanSupplier closing, String quotedTable,
+                  Set<UUID> rescanned, long startLsn) {
+        this.pipeline = pipeline;
+        this.database = database;
+        this.closing = closing;
         this.filterSql = "SELECT id FROM " + quotedTable + " WHERE id = ANY(?)"
                 + " AND (sent_at IS NOT NULL OR dead_lettered_at IS NOT NULL)";
         this.rescanned = rescanned;
@@ -49,8 +63,11 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> records,
                             DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
+        if (closing.getAsBoolean()) {
+            return; // not marked processed: replayed at the next start
+        }
         List<BatchPublisher.Item> items = new ArrayList<>(records.size());
-        List<UUID> maybeDone = new ArrayList<>();
+        List<UUID> maybeDone = null;
         int skipped = 0;
         for (RecordChangeEvent<SourceRecord> change : records) {
             SourceRecord record = change.record();
@@ -64,26 +81,43 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
                 continue;
             }
             if (lsn(record) <= startLsn) {
+                if (maybeDone == null) {
+                    maybeDone = new ArrayList<>();
+                }
                 maybeDone.add(item.id());
             }
             items.add(item);
         }
-        if (!maybeDone.isEmpty()) {
+        if (maybeDone != null) {
             Set<UUID> done = alreadySettled(maybeDone);
             if (!done.isEmpty()) {
                 items.removeIf(it -> done.contains(it.id()));
                 skipped += done.size();
             }
         }
-        if (!items.isEmpty()) {
-            publisher.publish(items);
+        int published = items.size();
+        int skippedTotal = skipped;
+        pipeline.submit(items, last -> {
+            for (RecordChangeEvent<SourceRecord> change : records) {
+                committer.markProcessed(change);
+            }
+            if (last) {
+                committer.markBatchFinished();
+            }
+            LOG.debug("Batch of {} change record(s) settled: published {} event(s), skipped {} already published",
+                    records.size(), published, skippedTotal);
+        });
+    }
+
+    void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // already broken
+            }
+            connection = null;
         }
-        for (RecordChangeEvent<SourceRecord> change : records) {
-            committer.markProcessed(change);
-        }
-        committer.markBatchFinished();
-        LOG.debug("Batch of {} change record(s): published {} event(s), skipped {} already published",
-                records.size(), items.size(), skipped);
     }
 
     /** The {@code after} image of an insert into the outbox table, or {@code null} for any other record. */
@@ -120,7 +154,10 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     private Set<UUID> alreadySettled(List<UUID> ids) throws InterruptedException {
         while (true) {
             try {
-                Connection c = publisher.connection();
+                if (connection == null || connection.isClosed()) {
+                    connection = database.open();
+                }
+                Connection c = connection;
                 try (PreparedStatement ps = c.prepareStatement(filterSql)) {
                     Array array = c.createArrayOf("uuid", ids.toArray());
                     ps.setArray(1, array);
@@ -133,7 +170,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
                     return done;
                 }
             } catch (SQLException e) {
-                publisher.closeConnection();
+                closeConnection();
                 LOG.warn("Cannot check which streamed rows were already published ({}); retrying", e.getMessage());
                 Thread.sleep(1000);
             }

@@ -36,6 +36,13 @@ final class DebeziumCdcSource implements OutboxSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(DebeziumCdcSource.class);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /**
+     * Batches' worth of events ({@code max.batch.size} each) handed to Kafka but not yet settled before the next
+     * batch waits. So at most (depth + 1) x max.batch.size events are unsettled when the relay crashes, which
+     * bounds what a crash can publish twice: see docs/cdc-mode.md.
+     */
+    static final int PIPELINE_DEPTH = 4;
+    private static final Duration STOP_DRAIN = Duration.ofSeconds(30);
 
     private final CdcSettings settings;
     private final EventPublisher publisher;
@@ -49,6 +56,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private volatile boolean streaming;
     private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     private Thread supervisor;
+    private Pipeline pipeline;
 
     DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, RelayListener listener) {
         this.settings = settings;
@@ -73,6 +81,8 @@ final class DebeziumCdcSource implements OutboxSource {
             throw new IllegalStateException("CDC source already started");
         }
         LOG.info("Starting CDC source: {}", settings);
+        pipeline = new Pipeline(batches, PIPELINE_DEPTH * EngineProperties.maxBatchSize(settings),
+                "outbox-relay-cdc-settle");
         supervisor = new Thread(this::supervise, "outbox-relay-cdc");
         supervisor.start();
         try {
@@ -139,7 +149,8 @@ final class DebeziumCdcSource implements OutboxSource {
             }
         }
         firstStart.complete(null);
-        new Rescanner(settings.table(), database).rescan(batches, rescanned);
+        new Rescanner(settings.table(), database, EngineProperties.maxBatchSize(settings), () -> closed)
+                .rescan(pipeline, rescanned);
         try (Connection c = database.open(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
             rs.next();
@@ -173,9 +184,11 @@ final class DebeziumCdcSource implements OutboxSource {
     private void runEngine(Set<UUID> rescanned, long startLsn) {
         JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
         CompletableFuture<Void> done = new CompletableFuture<>();
+        ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table().quoted(),
+                rescanned, startLsn);
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(EngineProperties.build(settings, database))
-                .notifying(new ChangeHandler(batches, settings.table().quoted(), rescanned, startLsn))
+                .notifying(handler)
                 .using(new DebeziumEngine.ConnectorCallback() {
                     @Override
                     public void pollingStarted() {
@@ -193,12 +206,20 @@ final class DebeziumCdcSource implements OutboxSource {
                     done.complete(null);
                 })
                 .build();
-        engine = e;
-        if (closed) {
-            return;
+        synchronized (this) {
+            // Under the lock that close() sets `closed` with: either close() sees this engine and closes it, or
+            // the engine is never run.
+            if (closed) {
+                return;
+            }
+            engine = e;
         }
-        e.run(); // returns when the engine stops
-        done.join();
+        try {
+            e.run(); // returns when the engine stops
+            done.join();
+        } finally {
+            handler.closeConnection();
+        }
     }
 
     @Override
@@ -215,9 +236,25 @@ final class DebeziumCdcSource implements OutboxSource {
             closed = true;
         }
         LOG.info("Stopping CDC source");
+        Pipeline p = pipeline;
+        if (p != null) {
+            // Settle what Kafka already has while the engine still runs, so its positions get confirmed and a
+            // graceful stop causes no duplicates when Kafka is healthy.
+            try {
+                if (!p.drain(STOP_DRAIN)) {
+                    LOG.warn("Stopping with {} unsettled batch(es); they are published again at the next start",
+                            p.unsettled());
+                }
+            } catch (InterruptedException ex) {
+                LOG.debug("Stopping before every batch was settled");
+            }
+        }
         DebeziumEngine<?> e = engine;
         if (e != null) {
             closeEngine(e);
+        }
+        if (p != null) {
+            p.close();
         }
         Thread t = supervisor;
         if (t != null && t != Thread.currentThread()) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** The Debezium engine and connector configuration the relay runs with; passthrough may tune the rest. */
 final class EngineProperties {
@@ -16,14 +17,40 @@ final class EngineProperties {
     /** Keys the relay must own: changing them would break the commit protocol or read the wrong data. */
     private static final Set<String> OWNED = Set.of("name", "connector.class", "offset.storage",
             "offset.storage.file.filename", "offset.flush.interval.ms", "plugin.name", "slot.name",
-            "publication.name", "publication.autocreate.mode", "table.include.list", "snapshot.mode",
+            "publication.name", "publication.autocreate.mode", "table.include.list", "column.include.list",
+            "column.exclude.list", "snapshot.mode",
             "slot.drop.on.stop", "topic.prefix", "tombstones.on.delete", "transforms", "predicates");
+
+    /** Debezium's default batch size in the relay: see {@link #maxBatchSize}. */
+    static final int DEFAULT_MAX_BATCH_SIZE = 2048;
 
     private EngineProperties() {
     }
 
+    /** {@code max.batch.size}, as passed through or the relay's default; also the rescan's page size. */
+    static int maxBatchSize(CdcSettings s) {
+        String value = s.debezium().get("max.batch.size");
+        if (value == null) {
+            return DEFAULT_MAX_BATCH_SIZE;
+        }
+        try {
+            int size = Integer.parseInt(value.trim());
+            if (size > 0) {
+                return size;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("debezium.max.batch.size must be a positive integer, was '" + value + "'");
+    }
+
     /** @throws IllegalArgumentException naming every passthrough key the relay owns */
     static void checkPassthrough(Map<String, String> debezium) {
+        String batch = debezium.get("max.batch.size");
+        if (batch != null && !batch.trim().matches("[1-9][0-9]{0,8}")) {
+            throw new IllegalArgumentException("debezium.max.batch.size must be a positive integer, was '" + batch
+                    + "'");
+        }
         List<String> refused = new ArrayList<>();
         for (String key : debezium.keySet()) {
             if (OWNED.contains(key) || key.startsWith("database.") || key.startsWith("transforms.")) {
@@ -49,6 +76,9 @@ final class EngineProperties {
         // The relay creates the publication itself (inserts only, the outbox table only), so Debezium must not.
         p.put("publication.autocreate.mode", "disabled");
         p.put("table.include.list", s.table().schema() + "\\." + s.table().table());
+        // Only the contract columns are converted: seq, sent_at, attempts... cost CPU per event and are never read.
+        p.put("column.include.list", String.join(",", Stream.of(ChangeHandler.COLUMNS)
+                .map(c -> s.table().schema() + "\\." + s.table().table() + "\\." + c).toList()));
         // Existing rows are the rescan's job (in seq order, with the relay's own bookkeeping).
         p.put("snapshot.mode", "no_data");
         p.put("slot.drop.on.stop", "false");
@@ -64,8 +94,9 @@ final class EngineProperties {
         p.put("offset.flush.timeout.ms", "60000");
         p.put("heartbeat.interval.ms", Long.toString(s.heartbeatInterval().toMillis()));
         p.put("heartbeat.action.query", HEARTBEAT_QUERY);
-        // Throughput: large batches, short waits; records stay Connect Structs (no JSON round trip).
-        p.put("max.batch.size", "8192");
+        // Throughput: batches pipelined by the relay (see Pipeline), short waits; records stay Connect Structs (no
+        // JSON round trip). With MAX_UNSETTLED_EVENTS, max.batch.size bounds the duplicates of a crash.
+        p.put("max.batch.size", Integer.toString(maxBatchSize(s)));
         p.put("max.queue.size", "32768");
         p.put("poll.interval.ms", "10");
         p.put("status.update.interval.ms", "1000");

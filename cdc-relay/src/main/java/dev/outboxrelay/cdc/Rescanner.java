@@ -8,10 +8,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,25 +27,29 @@ import org.slf4j.LoggerFactory;
 final class Rescanner {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rescanner.class);
-    private static final int PAGE = 2000;
     /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
     static final int MAX_REMEMBERED = 1_000_000;
 
     private final OutboxTable table;
     private final Database database;
+    private final BooleanSupplier closing;
+    /** Rows per submitted batch: the stream's max.batch.size, so one duplicate bound covers both. */
+    private final int pageSize;
 
-    Rescanner(OutboxTable table, Database database) {
+    Rescanner(OutboxTable table, Database database, int pageSize, BooleanSupplier closing) {
         this.table = table;
         this.database = database;
+        this.pageSize = pageSize;
+        this.closing = closing;
     }
 
     /**
-     * Publishes every unsent, live row in {@code seq} order.
+     * Publishes every unsent, live row in {@code seq} order, and returns once all of them are settled.
      *
-     * @param published receives the ids Kafka acknowledged (up to {@link #MAX_REMEMBERED})
+     * @param published receives the ids handed to Kafka (up to {@link #MAX_REMEMBERED}); the stream skips them
      * @return how many rows were published or dead-lettered
      */
-    long rescan(BatchPublisher publisher, Set<UUID> published) throws SQLException, InterruptedException {
+    long rescan(Pipeline publisher, Set<UUID> published) throws SQLException, InterruptedException {
         long total = 0;
         try (Connection c = database.open()) {
             c.setAutoCommit(false);
@@ -53,12 +59,15 @@ final class Rescanner {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, aggregate_type, aggregate_id, event_type,"
                     + " payload::text, headers::text, created_at FROM " + table.quoted()
                     + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL ORDER BY seq")) {
-                ps.setFetchSize(PAGE);
+                ps.setFetchSize(pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
-                    List<BatchPublisher.Item> page = new ArrayList<>(PAGE);
+                    List<BatchPublisher.Item> page = new ArrayList<>(pageSize);
                     while (rs.next()) {
                         page.add(item(rs));
-                        if (page.size() == PAGE) {
+                        if (page.size() == pageSize) {
+                            if (closing.getAsBoolean()) {
+                                throw new InterruptedException("relay is closing");
+                            }
                             total += flush(publisher, page, published);
                         }
                     }
@@ -66,6 +75,9 @@ final class Rescanner {
                 }
             }
             c.commit();
+        }
+        while (!publisher.drain(Duration.ofSeconds(10))) {
+            LOG.info("Rescan of {} waits for Kafka to acknowledge {} batch(es)", table, publisher.unsettled());
         }
         if (total > 0) {
             LOG.info("Rescan of {} published {} unsent row(s) before streaming", table, total);
@@ -75,17 +87,18 @@ final class Rescanner {
         return total;
     }
 
-    private static long flush(BatchPublisher publisher, List<BatchPublisher.Item> page, Set<UUID> published)
+    private static long flush(Pipeline publisher, List<BatchPublisher.Item> page, Set<UUID> published)
             throws InterruptedException {
         if (page.isEmpty()) {
             return 0;
         }
-        publisher.publish(page);
+        // Remembered before sending: the stream may see the row before its acknowledgement.
         for (BatchPublisher.Item item : page) {
             if (published.size() < MAX_REMEMBERED) {
                 published.add(item.id());
             }
         }
+        publisher.submit(new ArrayList<>(page), last -> { });
         int n = page.size();
         page.clear();
         return n;

@@ -1,0 +1,85 @@
+package dev.outboxrelay.cdc;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.publish.ProducerSettings;
+import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.poll.ConnectionFactory;
+import dev.outboxrelay.poll.PollSettings;
+import dev.outboxrelay.poll.PollingSource;
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/** Test helpers: migrate a test database and start CDC sources against the test kit. */
+final class CdcRelays {
+
+    private CdcRelays() {
+    }
+
+    static void migrate(TestDatabase database, String table) throws Exception {
+        try (Connection c = database.connect()) {
+            OutboxSchema.migrator(OutboxTable.parse(table), OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
+        }
+        database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
+    }
+
+    /**
+     * Settings for the test database; options use the CLI names (see RelayContract). The slot is named after the
+     * database: slots are cluster-wide and other tests share the server.
+     */
+    static CdcSettings.Builder settings(TestDatabase database, String table, Map<String, String> options) {
+        CdcSettings.Builder b = CdcSettings.builder(database.jdbcUrl(), database.relayUser(), database.relayPassword())
+                .table(OutboxTable.parse(table)).slotName(slotName(database))
+                .heartbeatInterval(Duration.ofSeconds(1));
+        if (options.containsKey("on-publish")) {
+            b.onPublish(OnPublish.valueOf(options.get("on-publish").toUpperCase(Locale.ROOT)));
+        }
+        if (options.containsKey("max-attempts")) {
+            b.maxAttempts(Integer.parseInt(options.get("max-attempts")));
+        }
+        if (options.containsKey("on-poison") && !"skip".equals(options.get("on-poison"))) {
+            // CDC has no --on-poison option: a dead letter never holds back its key (docs/cdc-mode.md).
+            throw new IllegalArgumentException("CDC mode only skips poison rows, asked for "
+                    + options.get("on-poison"));
+        }
+        return b;
+    }
+
+    static String slotName(TestDatabase database) {
+        return ("s_" + database.name()).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    }
+
+    static OutboxSource start(CdcSettings settings, String bootstrap, Map<String, String> options,
+                              RelayListener listener) {
+        OutboxSource source = CdcSource.create(settings,
+                EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
+                EventPublisher.kafka(ProducerSettings.of(bootstrap, Map.of())), listener);
+        source.start();
+        return source;
+    }
+
+    /** A poll source on the same database, for switching and comparisons. */
+    static PollingSource startPoll(TestDatabase database, String table, String bootstrap,
+                                   Map<String, String> options) {
+        Properties p = new Properties();
+        p.setProperty("user", database.relayUser());
+        p.setProperty("password", database.relayPassword());
+        PollingSource source = PollingSource.create(
+                PollSettings.builder().table(OutboxTable.parse(table))
+                        .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
+                        .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
+                ConnectionFactory.jdbc(database.jdbcUrl(), p),
+                EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
+                ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
+        source.start();
+        return source;
+    }
+}
