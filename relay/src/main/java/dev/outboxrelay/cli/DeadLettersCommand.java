@@ -30,6 +30,8 @@ final class DeadLettersCommand implements Cli.Command {
 
     /** The {@code dead-letters} group: no options of its own, one child per action. */
     static Cli.Command group() {
+        List<Cli.Command> children = List.of(new DeadLettersCommand(Action.LIST), new DeadLettersCommand(Action.RETRY),
+                new DeadLettersCommand(Action.DISCARD));
         return new Cli.Command() {
             @Override
             public String name() {
@@ -54,8 +56,7 @@ final class DeadLettersCommand implements Cli.Command {
 
             @Override
             public List<Cli.Command> children() {
-                return List.of(new DeadLettersCommand(Action.LIST), new DeadLettersCommand(Action.RETRY),
-                        new DeadLettersCommand(Action.DISCARD));
+                return children; // the same instances every time: the CLI finds a child's group by identity
             }
 
             @Override

@@ -126,8 +126,9 @@ final class StatusCommand implements Cli.Command {
 
     private static Holder holder(Connection c, OutboxTable table, String relayName) throws SQLException {
         String sql = "SELECT CASE WHEN l.classid::bigint = (hashtext('outbox-relay-poll')::bigint & 4294967295)"
-                + " THEN 'poll' ELSE 'cdc' END, a.application_name, l.pid, coalesce(host(a.client_addr), 'local'),"
-                + " a.backend_start::text FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " THEN 'poll' ELSE 'cdc' END, a.application_name, l.pid, CASE WHEN a.backend_start IS NULL"
+                + " THEN 'hidden (needs pg_read_all_stats)' ELSE coalesce(host(a.client_addr), 'local socket') END,"
+                + " coalesce(a.backend_start::text, 'hidden') FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
                 + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
                 + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
                 + " AND ((l.classid::bigint = (hashtext('outbox-relay-poll')::bigint & 4294967295)"

@@ -32,6 +32,8 @@ final class Probes implements AutoCloseable {
     private Connection connection;
     private volatile String databaseProblem = "not checked yet";
     private volatile String kafkaProblem = "not checked yet";
+    private boolean kafkaWarned;
+    private boolean databaseWarned;
 
     /** @param slotName the CDC slot to watch, or null in poll mode */
     Probes(ConnectionFactory database, OutboxTable table, String slotName, KafkaProbe kafka, RelayMetrics metrics,
@@ -67,10 +69,12 @@ final class Probes implements AutoCloseable {
         try {
             probeDatabase();
             String k = kafka.problem();
-            if (k != null && kafkaProblem == null) {
+            if (k != null && !kafkaWarned) {
                 LOG.warn("Kafka probe failed: {}; not ready", k);
-            } else if (k == null && kafkaProblem != null && !kafkaProblem.equals("not checked yet")) {
+                kafkaWarned = true;
+            } else if (k == null && kafkaWarned) {
                 LOG.info("Kafka reachable again");
+                kafkaWarned = false;
             }
             kafkaProblem = k;
         } catch (RuntimeException e) {
@@ -101,8 +105,10 @@ final class Probes implements AutoCloseable {
         }
         if (problem != null && !problem.equals(databaseProblem)) {
             LOG.warn("Database probe failed: {}; not ready", problem);
-        } else if (problem == null && databaseProblem != null && !databaseProblem.equals("not checked yet")) {
+            databaseWarned = true;
+        } else if (problem == null && databaseWarned) {
             LOG.info("Database reachable again");
+            databaseWarned = false;
         }
         databaseProblem = problem;
     }

@@ -67,8 +67,10 @@ class CdcFailoverIT {
         first = RelayProcess.run("cdc-failover-a", database, kafka, Map.of(), args);
         await().atMost(Duration.ofSeconds(90)).until(() -> first.readiness().contains("\"role\":\"active\""));
         second = RelayProcess.run("cdc-failover-b", database, kafka, Map.of(), args);
-        await().atMost(Duration.ofSeconds(60)).until(() -> second.readiness().contains("\"source\":\"standby\""));
-        assertThat(second.readiness()).contains("\"status\":\"ready\"", "\"role\":\"standby\"");
+        await().atMost(Duration.ofSeconds(90)).until(() -> second.readiness().contains("\"source\":\"standby\"")
+                && second.readiness().contains("\"status\":\"ready\""));
+        assertThat(second.readiness()).contains("\"role\":\"standby\"");
+        assertThat(first.readiness()).contains("\"role\":\"active\"");
 
         CliRun status = CliRun.of(Map.of("RELAY_DB_PASSWORD", database.relayPassword()), "status",
                 "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(), "--relay-name", "failover",

@@ -61,7 +61,7 @@ class GracefulShutdownIT {
         relay = RelayProcess.run("sigterm-1", database, kafka, Map.of(), args);
         await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
 
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 800, 4, 3);
+        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 1000, 4, 15);
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL") > 1000);
         int exit = relay.terminate(Duration.ofSeconds(45));
