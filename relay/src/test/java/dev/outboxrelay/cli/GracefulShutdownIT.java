@@ -61,9 +61,9 @@ class GracefulShutdownIT {
         relay = RelayProcess.run("sigterm-1", database, kafka, Map.of(), args);
         await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
 
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 1000, 4, 15);
+        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 1000, 4, 100);
         await().atMost(Duration.ofSeconds(60)).until(() ->
-                database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL") > 1000);
+                database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL") > 500);
         int exit = relay.terminate(Duration.ofSeconds(45));
         assertThat(exit).as("exit code after SIGTERM (-1: still running); log:%n%s", relay.logText()).isZero();
         assertThat(load.isDone()).as("SIGTERM arrived while events were still being written").isFalse();

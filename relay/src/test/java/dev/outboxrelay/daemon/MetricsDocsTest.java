@@ -29,7 +29,7 @@ class MetricsDocsTest {
         Set<String> exposed = new TreeSet<>();
         Matcher type = Pattern.compile("(?m)^# TYPE (\\S+) (\\S+)$").matcher(metrics.scrape());
         while (type.find()) {
-            exposed.add(type.group(2).equals("counter") ? type.group(1) + "_total" : type.group(1));
+            exposed.add(type.group(1)); // the 0.0.4 text format names counters with _total already
         }
         String guide = Files.readString(Path.of("..", "docs", "operator-guide.md"), StandardCharsets.UTF_8);
         String table = guide.substring(guide.indexOf("<!-- METRICS TABLE"), guide.indexOf("<!-- END METRICS TABLE"));
