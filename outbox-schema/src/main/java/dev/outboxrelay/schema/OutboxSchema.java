@@ -19,7 +19,7 @@ public final class OutboxSchema {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql",
-            "V3__create_cdc_offsets.sql");
+            "V3__create_cdc_offsets.sql", "V4__dead_letter_discard.sql");
 
     private OutboxSchema() {
     }

@@ -29,7 +29,7 @@ final class OutboxQueries {
         // and commits late is picked up by the next fetch instead of being passed by a cursor. Rows settled by
         // batches still in flight are excluded by seq; jsonb is read as text so the driver does no JSON work.
         String blockedByDeadLetter = onPoison == PollSettings.OnPoison.BLOCK
-                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL"
+                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
                 : "";
         this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"

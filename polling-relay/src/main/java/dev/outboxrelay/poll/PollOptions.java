@@ -58,12 +58,8 @@ public final class PollOptions {
             .example("10m")
             .build();
 
-    public static final Option<Duration> STANDBY_INTERVAL = Option.duration("standby-interval")
-            .defaultValue("2s")
-            .validate(Validator.atLeast(Duration.ofMillis(100), "100ms"))
-            .doc("How often a standby relay tries to take over polling of the table.")
-            .example("5s")
-            .build();
+    /** Shared with the CDC engine lock of the daemon, so one setting serves both modes. */
+    public static final Option<Duration> STANDBY_INTERVAL = InstanceOptions.STANDBY_INTERVAL;
 
     /** The poll source's options. */
     public static final OptionSet SET = OptionSet.of("Polling (--mode poll)", BATCH_SIZE, POLL_INTERVAL,

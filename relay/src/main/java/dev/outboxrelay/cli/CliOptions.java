@@ -1,9 +1,11 @@
 package dev.outboxrelay.cli;
 
 import dev.outboxrelay.core.config.ConfigSpec;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.Validator;
+import java.time.Duration;
 
 /** Options of the CLI itself: general switches and those of {@code migrate} and {@code run}. */
 public final class CliOptions {
@@ -16,10 +18,24 @@ public final class CliOptions {
         CDC
     }
 
+    /** Log line formats. */
+    public enum LogFormat {
+        /** One human-readable line per event. */
+        TEXT,
+        /** One JSON object per line, for log aggregators. */
+        JSON
+    }
+
     public static final Option<Boolean> VERBOSE = Option.bool("verbose")
             .defaultValue("false")
             .doc("Log at DEBUG and print stack traces with errors.")
             .example("true")
+            .build();
+
+    public static final Option<LogFormat> LOG_FORMAT = Option.enumeration("log-format", LogFormat.class)
+            .defaultValue("text")
+            .doc("Log format on stderr: text, or json (one object per line: timestamp, level, thread, logger, message).")
+            .example("json")
             .build();
 
     public static final Option<Boolean> PRINT = Option.bool("print")
@@ -41,6 +57,29 @@ public final class CliOptions {
             .example("9100")
             .build();
 
+    public static final Option<String> HTTP_HOST = Option.string("http-host")
+            .defaultValue("0.0.0.0")
+            .validate(Validator.notBlank())
+            .doc("Address the health and metrics endpoint listens on.")
+            .example("127.0.0.1")
+            .build();
+
+    public static final Option<Duration> SHUTDOWN_TIMEOUT = Option.duration("shutdown-timeout")
+            .defaultValue("30s")
+            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
+            .doc("On SIGTERM: how long to wait for the in-flight batch to be acknowledged and marked before"
+                    + " exiting anyway (exit 1; those rows are published again by the next relay).")
+            .example("60s")
+            .build();
+
+    public static final Option<Duration> PROBE_INTERVAL = Option.duration("probe-interval")
+            .defaultValue("5s")
+            .validate(Validator.atLeast(Duration.ofMillis(100), "100ms"))
+            .doc("How often the daemon checks PostgreSQL and Kafka for /health/ready and samples the backlog,"
+                    + " oldest-row age, dead-letter and WAL gauges (one cheap query each time, not per scrape).")
+            .example("15s")
+            .build();
+
     public static final Option<Boolean> DRY_RUN = Option.bool("dry-run")
             .defaultValue("false")
             .doc("Validate the configuration, print it with secrets masked, and exit without contacting anything.")
@@ -48,14 +87,15 @@ public final class CliOptions {
             .build();
 
     /** Options every command has. */
-    public static final OptionSet GENERAL = OptionSet.of("General", ConfigSpec.CONFIG, VERBOSE);
+    public static final OptionSet GENERAL = OptionSet.of("General", ConfigSpec.CONFIG, VERBOSE, LOG_FORMAT);
 
     /** {@code migrate}'s own options; the connection comes from {@code DatabaseOptions.CONNECTION}. */
     public static final OptionSet MIGRATE = OptionSet.of("Schema",
             dev.outboxrelay.core.config.DatabaseOptions.PUBLICATION, PRINT);
 
     /** {@code run}'s own options. */
-    public static final OptionSet RUN = OptionSet.of("Daemon", MODE, HTTP_PORT, DRY_RUN);
+    public static final OptionSet RUN = OptionSet.of("Daemon", MODE, HTTP_PORT, HTTP_HOST,
+            SHUTDOWN_TIMEOUT, PROBE_INTERVAL, InstanceOptions.STANDBY_INTERVAL, DRY_RUN);
 
     private CliOptions() {
     }

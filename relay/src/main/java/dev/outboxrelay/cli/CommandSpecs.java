@@ -43,6 +43,8 @@ final class CommandSpecs {
                 .description(escape(describe(o)));
         if (bool) {
             b.arity("0..1").fallbackValue("true").paramLabel("<true|false>");
+        } else if (OpsOptions.REPEATABLE.contains(o)) {
+            b.arity("1").type(List.class).auxiliaryTypes(String.class);
         } else {
             b.arity("1");
         }

@@ -79,7 +79,7 @@ public final class OptionDocs {
 
     private static String usedBy(Cli cli, OptionSet set) {
         return String.join(", ", cli.commands().stream().filter(c -> c.spec().sets().contains(set))
-                .map(Cli.Command::name).toList());
+                .map(cli::qualifiedName).toList());
     }
 
     private static String cell(String text) {

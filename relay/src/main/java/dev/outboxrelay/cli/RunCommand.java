@@ -1,26 +1,28 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.core.OutboxSource;
-import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.cdc.CdcOptions;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.OptionType;
 import dev.outboxrelay.core.config.RelayConfig;
+import dev.outboxrelay.core.db.ConnectionFactory;
+import dev.outboxrelay.daemon.DaemonSettings;
+import dev.outboxrelay.daemon.RelayDaemon;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code run}: validates the configuration, then starts the source chosen by {@code --mode} and runs until
- * SIGTERM. The source comes from the {@link SourceFactory} registered for the mode; without one, the command
- * fails instead of pretending to relay.
+ * {@code run}: validates the configuration, then wires a {@link RelayDaemon} (source chosen by {@code --mode},
+ * health and metrics endpoint, probes) to SIGTERM. The source comes from the {@link SourceFactory} registered
+ * for the mode; without one, the command fails instead of pretending to relay.
  */
 final class RunCommand implements Cli.Command {
 
@@ -60,7 +62,7 @@ final class RunCommand implements Cli.Command {
     }
 
     @Override
-    public int execute(RelayConfig config, PrintStream out, PrintStream err) throws InterruptedException {
+    public int execute(RelayConfig config, PrintStream out, PrintStream err) throws Exception {
         if (config.get(CliOptions.DRY_RUN)) {
             config.dump().forEach(out::println);
             return Main.OK;
@@ -74,19 +76,33 @@ final class RunCommand implements Cli.Command {
         }
         LOG.info("Starting outbox-relay {} in {} mode; effective configuration:{}{}", Cli.version(), mode,
                 System.lineSeparator(), config);
-        // Pending (operations issue): the health/metrics endpoint on --http-port is not served yet.
-        OutboxSource source = factory.create(config, RelayListener.none());
-        CountDownLatch stopRequested = new CountDownLatch(1);
+        RelayDaemon daemon = RelayDaemon.create(settings(config, mode), listener -> factory.create(config, listener));
         // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
         // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.
-        StopSignals.onStop(stopRequested::countDown);
-        Thread hook = new Thread(source::close, "outbox-relay-shutdown"); // backstop if the signal handler is bypassed
+        StopSignals.onStop(daemon::requestStop);
+        Thread hook = new Thread(daemon::close, "outbox-relay-shutdown"); // backstop if the signal is bypassed
         Runtime.getRuntime().addShutdownHook(hook);
-        source.start();
-        stopRequested.await();
-        LOG.info("Shutdown requested; draining the in-flight batch");
-        source.close();
-        LOG.info("Stopped");
-        return Main.OK;
+        daemon.start();
+        daemon.awaitStopRequest();
+        boolean clean = daemon.stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException alreadyExiting) {
+            // the JVM is shutting down; the hook finds the daemon stopped
+        }
+        if (daemon.failure().isPresent()) {
+            err.println("error: " + Problems.oneLine(daemon.failure().get()));
+            return Main.FAILURE;
+        }
+        return clean ? Main.OK : Main.FAILURE;
+    }
+
+    static DaemonSettings settings(RelayConfig config, String mode) {
+        boolean cdc = config.get(CliOptions.MODE) == CliOptions.Mode.CDC;
+        return new DaemonSettings(mode, config.get(InstanceOptions.RELAY_NAME), config.get(DatabaseOptions.TABLE),
+                cdc ? config.get(CdcOptions.SLOT_NAME) : null, cdc, config.get(CliOptions.HTTP_HOST),
+                config.get(CliOptions.HTTP_PORT), config.get(CliOptions.SHUTDOWN_TIMEOUT),
+                config.get(CliOptions.PROBE_INTERVAL), config.get(InstanceOptions.STANDBY_INTERVAL),
+                ConnectionFactory.fromConfig(config), KafkaOptions.producerSettings(config).producerProperties());
     }
 }

@@ -99,7 +99,7 @@ class MainTest {
     @Test
     void missingCommandAndMissingValueAreUsageErrors() {
         assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
-                "error: missing command: migrate or run (see 'outbox-relay --help')\n"));
+                "error: missing command: migrate, run, status, dead-letters (see 'outbox-relay --help')\n"));
         assertThat(CliRun.of("migrate", "--db-url")).isEqualTo(new CliRun(2, "",
                 "error: --db-url: needs a value (see 'outbox-relay migrate --help')\n"));
     }
@@ -135,7 +135,7 @@ class MainTest {
     void migratePrintNeedsNoDatabase() {
         CliRun r = CliRun.of("migrate", "--print", "--table", "orders.outbox", "--publication", "orders_pub");
         assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).startsWith("-- outbox-relay schema for outbox:orders.outbox, version 3")
+        assertThat(r.out()).startsWith("-- outbox-relay schema for outbox:orders.outbox, version 4")
                 .contains("CREATE TABLE \"orders\".\"outbox\"",
                         "CREATE PUBLICATION \"orders_pub\" FOR TABLE \"orders\".\"outbox\"")
                 .endsWith("COMMIT;\n");

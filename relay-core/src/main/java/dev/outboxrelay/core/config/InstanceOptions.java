@@ -1,5 +1,7 @@
 package dev.outboxrelay.core.config;
 
+import java.time.Duration;
+
 /** Options that identify a relay instance; shared by both sources so each is declared once. */
 public final class InstanceOptions {
 
@@ -13,6 +15,18 @@ public final class InstanceOptions {
             .doc("Name of this relay: instances with the same name share one outbox (one active, the others on"
                     + " standby); it keys the CDC offsets and shows as application_name in pg_stat_activity.")
             .example("orders-relay")
+            .build();
+
+    /**
+     * How often a standby retries to become the active instance (poll: the table's poller lock; CDC: the
+     * relay name's engine lock); also how often the active CDC instance checks that it still holds its lock.
+     */
+    public static final Option<Duration> STANDBY_INTERVAL = Option.duration("standby-interval")
+            .defaultValue("2s")
+            .validate(Validator.atLeast(Duration.ofMillis(100), "100ms"))
+            .doc("How often a standby relay tries to take over from the active one (which also checks its lock"
+                    + " this often); bounds the takeover time after the active relay dies.")
+            .example("5s")
             .build();
 
     private InstanceOptions() {

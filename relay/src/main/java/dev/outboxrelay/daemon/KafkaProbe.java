@@ -1,0 +1,52 @@
+package dev.outboxrelay.daemon;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+
+/**
+ * Asks the cluster for its brokers with the producer's connection settings (bootstrap, SASL, TLS). An idle
+ * relay's producer does not notice a Kafka outage until it sends, so readiness needs its own question.
+ */
+final class KafkaProbe implements AutoCloseable {
+
+    private final Admin admin;
+    private final Duration timeout;
+
+    KafkaProbe(Map<String, Object> producerProperties, Duration timeout) {
+        Map<String, Object> props = new HashMap<>();
+        // Producer-only keys would make the admin client log "supplied but not used" warnings.
+        producerProperties.forEach((k, v) -> {
+            if (AdminClientConfig.configNames().contains(k)) {
+                props.put(k, v);
+            }
+        });
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-probe");
+        this.admin = Admin.create(props);
+        this.timeout = timeout;
+    }
+
+    /** Null when a broker answered within the timeout, otherwise why not. */
+    String problem() {
+        try {
+            int brokers = admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
+                    .nodes().get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS).size();
+            return brokers > 0 ? null : "no brokers";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            return "unreachable (" + cause.getClass().getSimpleName() + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(2));
+    }
+}

@@ -1,0 +1,138 @@
+package dev.outboxrelay.daemon;
+
+import dev.outboxrelay.cdc.CdcSetupException;
+import dev.outboxrelay.core.OutboxSource;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that competes for the {@link LeaderLock} every interval. On winning it creates and starts a fresh
+ * source (a closed source cannot be restarted); while leading it checks the lock every interval and closes
+ * the source the moment it cannot prove it still holds it, because another instance may already publish.
+ */
+final class LeaderElectedRunner implements SourceRunner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderElectedRunner.class);
+
+    private final LeaderLock lock;
+    private final Supplier<OutboxSource> sources;
+    private final Duration interval;
+    private final Consumer<Throwable> fatal;
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile OutboxSource source;
+    private volatile boolean lockReachable;
+    private Thread thread;
+
+    LeaderElectedRunner(LeaderLock lock, Supplier<OutboxSource> sources, Duration interval,
+                        Consumer<Throwable> fatal) {
+        this.lock = lock;
+        this.sources = sources;
+        this.interval = interval;
+        this.fatal = fatal;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (thread != null) {
+            throw new IllegalStateException("leader election already started");
+        }
+        thread = new Thread(this::run, "outbox-relay-leader");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        boolean announced = false;
+        boolean lockProblemLogged = false;
+        while (stop.getCount() > 0) {
+            try {
+                if (source == null) {
+                    if (lock.tryAcquire()) {
+                        lockReachable = true;
+                        lockProblemLogged = false;
+                        LOG.info("This instance ({}) is now the active CDC relay; starting the engine", lock.instance());
+                        OutboxSource s = sources.get();
+                        source = s;
+                        s.start();
+                    } else {
+                        lockReachable = true;
+                        lockProblemLogged = false;
+                        if (!announced) {
+                            LOG.info("Another instance holds the CDC lock of this relay name; standing by as {}"
+                                    + " (checking every {} ms)", lock.instance(), interval.toMillis());
+                            announced = true;
+                        }
+                    }
+                } else if (!lock.stillHeld()) {
+                    LOG.warn("Lost the session holding the CDC lock; stopping the engine at once, another instance"
+                            + " may already be active");
+                    demote();
+                    announced = false;
+                }
+            } catch (CdcSetupException e) {
+                demote();
+                fatal.accept(e);
+                return;
+            } catch (SQLException | RuntimeException e) {
+                lockReachable = false;
+                if (!lockProblemLogged) {
+                    LOG.warn("Cannot reach PostgreSQL for the CDC lock ({}); retrying every {} ms", e.getMessage(),
+                            interval.toMillis());
+                    lockProblemLogged = true;
+                }
+                demote();
+            }
+            try {
+                stop.await(interval.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Closes the source (if any) and then the lock session: publishing stops before anyone can take over. */
+    private void demote() {
+        OutboxSource s = source;
+        source = null;
+        if (s != null) {
+            s.close();
+            LOG.info("No longer the active CDC relay");
+        }
+        lock.close();
+    }
+
+    @Override
+    public boolean isActive() {
+        return source != null;
+    }
+
+    @Override
+    public boolean isHealthy() {
+        OutboxSource s = source;
+        return s == null ? lockReachable : s.isHealthy();
+    }
+
+    @Override
+    public void close() {
+        stop.countDown();
+        Thread t;
+        synchronized (this) {
+            t = thread;
+        }
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                // The election thread may be inside source.start(); let it finish so the source is closed below.
+                t.join(TimeUnit.MINUTES.toMillis(2));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        demote();
+    }
+}

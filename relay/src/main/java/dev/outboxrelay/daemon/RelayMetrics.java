@@ -1,0 +1,133 @@
+package dev.outboxrelay.daemon;
+
+import dev.outboxrelay.core.RelayListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The relay's metrics, fed by the sources through {@link RelayListener} and by the daemon's periodic probe,
+ * exposed in the Prometheus text format. Names follow Prometheus conventions ({@code outbox_relay_} prefix,
+ * units in the name, {@code _total} for counters); the operator guide lists them and a test keeps it in sync.
+ */
+public final class RelayMetrics implements RelayListener {
+
+    private static final double[] BATCH_BUCKETS = {1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000};
+    private static final Duration[] LATENCY_BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10),
+        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+        Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(60)};
+    private static final Duration[] LAG_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(50),
+        Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+        Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(60), Duration.ofMinutes(5),
+        Duration.ofMinutes(15), Duration.ofHours(1)};
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Counter failures;
+    private final Counter deadLetters;
+    private final DistributionSummary batchSize;
+    private final Timer publishLatency;
+    private final Timer lag;
+    private volatile double backlog = Double.NaN;
+    private volatile double oldestAge = Double.NaN;
+    private volatile double deadLetterRows = Double.NaN;
+    private volatile double retainedWal = Double.NaN;
+
+    /**
+     * @param relayName value of the {@code relay} tag on every metric
+     * @param cdc       whether to expose the CDC slot gauge
+     * @param active    whether this instance publishes now (the leader gauge)
+     * @param ready     whether {@code /health/ready} would answer 200
+     */
+    public RelayMetrics(String relayName, boolean cdc, BooleanSupplier active, BooleanSupplier ready) {
+        registry.config().commonTags(Tags.of("relay", relayName));
+        failures = Counter.builder("outbox.relay.publish.failures")
+                .description("Failed publish attempts (the row waits or is dead-lettered)").register(registry);
+        deadLetters = Counter.builder("outbox.relay.dead.letters")
+                .description("Rows dead-lettered by this instance").register(registry);
+        batchSize = DistributionSummary.builder("outbox.relay.batch.size").baseUnit("events")
+                .description("Events per acknowledged batch").serviceLevelObjectives(BATCH_BUCKETS)
+                .register(registry);
+        publishLatency = Timer.builder("outbox.relay.publish.latency")
+                .description("Time from handing a batch to the producer until Kafka acknowledged all of it")
+                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
+        lag = Timer.builder("outbox.relay.end.to.end.lag")
+                .description("Time from the row's created_at until Kafka acknowledged its record")
+                .serviceLevelObjectives(LAG_BUCKETS).register(registry);
+        Gauge.builder("outbox.relay.backlog", () -> backlog).baseUnit("rows")
+                .description("Unsent, live rows in the outbox table (sampled every --probe-interval)").register(registry);
+        Gauge.builder("outbox.relay.oldest.unsent.age", () -> oldestAge).baseUnit("seconds")
+                .description("Age of the oldest unsent row, 0 when none (sampled)").register(registry);
+        Gauge.builder("outbox.relay.dead.letter", () -> deadLetterRows).baseUnit("rows")
+                .description("Dead letters in the table, not discarded (sampled)").register(registry);
+        Gauge.builder("outbox.relay.active", () -> active.getAsBoolean() ? 1 : 0)
+                .description("1 while this instance publishes (leader), 0 on standby").register(registry);
+        Gauge.builder("outbox.relay.ready", () -> ready.getAsBoolean() ? 1 : 0)
+                .description("1 while /health/ready answers 200").register(registry);
+        if (cdc) {
+            Gauge.builder("outbox.relay.cdc.retained.wal", () -> retainedWal).baseUnit("bytes")
+                    .description("WAL the replication slot keeps from being removed (sampled); NaN without slot")
+                    .register(registry);
+        }
+    }
+
+    /** The Prometheus text exposition of every metric. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** Sets the gauges sampled from the table. */
+    void sampled(OutboxStats stats) {
+        backlog = stats.backlog();
+        oldestAge = stats.oldestUnsentAgeSeconds();
+        deadLetterRows = stats.deadLetters();
+    }
+
+    /** Sets the slot gauge; {@code bytes < 0} when the slot does not exist. */
+    void retainedWal(long bytes) {
+        retainedWal = bytes < 0 ? Double.NaN : bytes;
+    }
+
+    @Override
+    public void published(String topic, Instant createdAt) {
+        registry.counter("outbox.relay.events.published", "topic", topic).increment();
+        if (createdAt != null) {
+            Duration d = Duration.between(createdAt, Instant.now());
+            lag.record(d.isNegative() ? Duration.ZERO : d);
+        }
+    }
+
+    @Override
+    public void batchPublished(int size, Duration elapsed) {
+        batchSize.record(size);
+        publishLatency.record(elapsed);
+    }
+
+    @Override
+    public void publishFailed(UUID id, String reason) {
+        failures.increment();
+    }
+
+    @Override
+    public void deadLettered(UUID id, String reason) {
+        deadLetters.increment();
+    }
+
+    @Override
+    public void outage(String what, Throwable cause) {
+        registry.counter("outbox.relay.outages", "what", what).increment();
+    }
+
+    /** Releases the registry. */
+    void close() {
+        registry.close();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.outboxrelay.cli;
+
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The shaded jar as a subprocess, with its log in target/it-logs and its HTTP port known. */
+final class RelayProcess implements AutoCloseable {
+
+    static final Path JAR = Path.of("target", "outbox-relay.jar");
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    final Process process;
+    final Path log;
+    final int httpPort;
+
+    private RelayProcess(Process process, Path log, int httpPort) {
+        this.process = process;
+        this.log = log;
+        this.httpPort = httpPort;
+    }
+
+    /** {@code run} with the database and Kafka of the test kit; the password comes from the environment. */
+    static RelayProcess run(String name, TestDatabase db, TestKafka kafka, Map<String, String> env,
+                            String... extra) throws IOException {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser(),
+                "--kafka-bootstrap", kafka.bootstrapServers(), "--http-host", "127.0.0.1",
+                "--http-port", String.valueOf(port), "--probe-interval", "500ms"));
+        cmd.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("RELAY_DB_PASSWORD", db.relayPassword());
+        pb.environment().putAll(env);
+        Files.createDirectories(Path.of("target", "it-logs"));
+        Path log = Path.of("target", "it-logs", name + ".log");
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        return new RelayProcess(pb.start(), log, port);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** GET on the relay's endpoint; status -1 when nothing answers (yet). */
+    HttpResponse<String> get(String path) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** The readiness body, or "" when the endpoint does not answer. */
+    String readiness() {
+        HttpResponse<String> r = get("/health/ready");
+        return r == null ? "" : r.body();
+    }
+
+    String logText() throws IOException {
+        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    }
+
+    /** SIGTERM, then the exit code (or -1 when it did not exit within {@code timeout}). */
+    int terminate(Duration timeout) throws InterruptedException {
+        process.destroy();
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
+    /** SIGKILL, like a crash. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.outboxrelay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import dev.outboxrelay.testkit.contract.OutboxWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real daemon with a database password (environment) and a SASL password (Kafka config file), logging
+ * JSON at DEBUG: neither secret appears in its logs, its command line, its metrics, --help or --dry-run.
+ */
+class SecretsIT {
+
+    private static final String SASL_SECRET = "sasl-Pa55-never-shown";
+
+    @TempDir
+    Path dir;
+
+    private TestDatabase database;
+    private RelayProcess relay;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = TestPostgres.shared().createDatabase("secrets");
+        try (Connection c = database.connect()) {
+            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
+        }
+        Files.deleteIfExists(Path.of("target", "it-logs", "secrets.log"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (relay != null) {
+            relay.close();
+        }
+        database.drop();
+    }
+
+    @Test
+    void noSecretInLogsCommandLineMetricsHelpOrDryRun() throws Exception {
+        TestKafka kafka = TestKafka.shared();
+        kafka.createTopic("secrets-it.Order", 1);
+        // SASL settings are passed through unchanged; with the default PLAINTEXT protocol the client ignores them.
+        Path producer = Files.writeString(dir.resolve("producer.properties"), "sasl.mechanism=PLAIN\n"
+                + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\""
+                + " password=\"" + SASL_SECRET + "\";\n", StandardCharsets.UTF_8);
+        String dbSecret = database.relayPassword();
+        String[] args = {"--mode", "poll", "--topic-template", "secrets-it.${aggregateType}", "--poll-interval", "100ms",
+            "--kafka-config-file", producer.toString(), "--log-format", "json", "--verbose"};
+        relay = RelayProcess.run("secrets", database, kafka, Map.of(), args);
+        await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+
+        String cmdline = Files.readString(Path.of("/proc", String.valueOf(relay.process.pid()), "cmdline"))
+                .replace('\0', ' ');
+        assertThat(cmdline).contains("--kafka-config-file").doesNotContain(dbSecret, SASL_SECRET);
+
+        List<OutboxWriter.Row> rows = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            rows.add(OutboxWriter.Row.of("Order", "o-" + i, i));
+        }
+        List<String> ids = new OutboxWriter(database, "public.outbox").insert(rows);
+        TopicReader.of(kafka).readUntilIds("secrets-it.Order", new HashSet<>(ids), Duration.ofSeconds(60));
+        assertThat(relay.get("/metrics").body()).contains("outbox_relay_events_published_total")
+                .doesNotContain(dbSecret, SASL_SECRET);
+        assertThat(relay.terminate(Duration.ofSeconds(45))).isZero();
+
+        String log = relay.logText();
+        assertThat(log).contains("Starting outbox-relay", "sasl.jaas.config = [hidden]", "Batch of ", "Stopped")
+                .doesNotContain(dbSecret, SASL_SECRET, "\"n\": 3");
+        for (String line : log.lines().toList()) {
+            assertThat(line).as("every log line is one JSON object").startsWith("{").endsWith("}");
+        }
+
+        Map<String, String> env = Map.of("RELAY_DB_PASSWORD", dbSecret);
+        CliRun help = CliRun.of(env, "run", "--help");
+        assertThat(help.out() + help.err()).doesNotContain(dbSecret, SASL_SECRET);
+        CliRun dryRun = CliRun.of(env, "run", "--mode", "poll", "--db-url", database.jdbcUrl(), "--db-user",
+                database.relayUser(), "--kafka-bootstrap", kafka.bootstrapServers(), "--kafka-config-file",
+                producer.toString(), "--dry-run");
+        assertThat(dryRun.exitCode()).as(dryRun.err()).isZero();
+        assertThat(dryRun.out()).contains("db-password = [hidden] (environment)", "kafka.sasl.jaas.config = [hidden]")
+                .doesNotContain(dbSecret, SASL_SECRET);
+    }
+}
