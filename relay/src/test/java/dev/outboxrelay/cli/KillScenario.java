@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -32,7 +33,6 @@ import java.util.function.BooleanSupplier;
 final class KillScenario implements AutoCloseable {
 
     static final Path JAR = Path.of("target", "outbox-relay.jar");
-    static final String TOPIC = "kill-it.Stream";
     /** 10 keys x 5,000 events = 50,000. */
     static final int KEYS = 10;
     static final int EVENTS_PER_KEY = 5000;
@@ -41,6 +41,9 @@ final class KillScenario implements AutoCloseable {
     private final TestKafka kafka = TestKafka.shared();
     private final Path log;
     private final List<String> modeArgs;
+    /** Per scenario: the ITs share one broker. */
+    private final String prefix = "kill-it-" + UUID.randomUUID().toString().substring(0, 8);
+    private final String topic = prefix + ".Stream";
     private Process relay;
 
     /** @param modeArgs {@code --mode ...} and the mode's own options */
@@ -70,7 +73,7 @@ final class KillScenario implements AutoCloseable {
      */
     DeliveryReport run(int kills, int writerThreads, long pauseMillis, Duration minUp, Duration jitter,
                        BooleanSupplier readyToKill) throws Exception {
-        kafka.createTopic(TOPIC, 3);
+        kafka.createTopic(topic, 3);
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
                 writerThreads, pauseMillis);
         for (int i = 0; i < kills; i++) {
@@ -91,7 +94,7 @@ final class KillScenario implements AutoCloseable {
         assertThat(expected).hasSize(KEYS * EVENTS_PER_KEY);
 
         relay = start();
-        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(TOPIC, new HashSet<>(expected),
+        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(expected),
                 Duration.ofMinutes(3));
         DeliveryReport report = DeliveryReport.of(records, expected);
         assertThat(report.nothingLost()).as("%s", report).isTrue();
@@ -114,7 +117,7 @@ final class KillScenario implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", JAR.toString(), "run"));
         command.addAll(modeArgs);
         command.addAll(List.of("--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
-                "--kafka-bootstrap", kafka.bootstrapServers(), "--topic-template", "kill-it.${aggregateType}",
+                "--kafka-bootstrap", kafka.bootstrapServers(), "--topic-template", prefix + ".${aggregateType}",
                 "--http-port", "0"));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("RELAY_DB_PASSWORD", database.relayPassword());
