@@ -63,7 +63,7 @@ final class Bench {
         for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
             pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
         }
-        try (TestPostgres postgres = TestPostgres.start(pgOptions); TestKafka kafka = TestKafka.start()) {
+        try (TestPostgres postgres = TestPostgres.start(pgOptions); TestKafka kafka = quietly(TestKafka::start)) {
             List<String> notes = new ArrayList<>(MachineNotes.describe());
             notes.add("PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
                     + " synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, "
@@ -113,6 +113,17 @@ final class Bench {
             }
             return new Result(options, started, Duration.ofNanos(System.nanoTime() - t0), k, insert, outcomes,
                     loadStart, MachineNotes.loadAverage(), notes, logs);
+        }
+    }
+
+    /** Kafka's test kit prints its bootstrap metadata to stdout, which is reserved for the result. */
+    private static TestKafka quietly(java.util.function.Supplier<TestKafka> start) {
+        java.io.PrintStream stdout = System.out;
+        System.setOut(System.err);
+        try {
+            return start.get();
+        } finally {
+            System.setOut(stdout);
         }
     }
 

@@ -20,15 +20,17 @@ import picocli.CommandLine.Option;
  * markdown result to stdout and writes it to {@code bench/results/<date>-<quick|full>.md}.
  */
 @Command(name = "outbox-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        version = "outbox-bench 0.1.0-SNAPSHOT",
         description = {
-            "Measures the relay (poll mark, poll delete, cdc) against a naive poller, a batched poller, stock",
-            "Debezium and the physical ceilings (raw Kafka producer K, writer insert rate I), on one machine, with",
-            "its own PostgreSQL and Kafka broker. Every scenario is checked by a consumer: a lost event fails the run."},
+            "Measures the relay (poll mark, poll delete, cdc) against a naive poller, a batched",
+            "poller, stock Debezium and the ceilings (raw Kafka producer K, writer insert rate I)",
+            "on one machine, with its own PostgreSQL and Kafka broker. A consumer checks every",
+            "scenario: a lost event fails the run. Result: stdout and bench/results/<date>-<mode>.md."},
         footer = {"", "Examples:",
             "  java -jar bench/target/outbox-bench.jar --quick      # under 3 minutes",
-            "  java -jar bench/target/outbox-bench.jar              # full run, under 20 minutes",
+            "  java -jar bench/target/outbox-bench.jar              # full run, under 20 min",
             "  java -jar bench/target/outbox-bench.jar --quick --only poll-mark,cdc",
-            "", "Exit status: 0 when nothing was lost, 1 when a scenario lost events, 2 when the run failed."})
+            "", "Exit status: 0 nothing lost, 1 a scenario lost events, 2 the run could not complete."})
 public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--quick", description = "Smaller counts and shorter phases (under 3 minutes).")
