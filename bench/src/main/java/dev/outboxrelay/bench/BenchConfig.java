@@ -23,8 +23,8 @@ record BenchConfig(String label, int writerThreads, int aggregates, int partitio
 
     /** Under 3 minutes on the 2-core machine. */
     static BenchConfig quick() {
-        return new BenchConfig("quick", 4, 1000, 3, 100_000, 30_000, 1_000, 20_000, Duration.ofSeconds(5),
-                Duration.ofSeconds(10), Duration.ofSeconds(5));
+        return new BenchConfig("quick", 4, 1000, 3, 50_000, 20_000, 1_000, 10_000, Duration.ofSeconds(5),
+                Duration.ofSeconds(8), Duration.ofSeconds(4));
     }
 
     /** Under 20 minutes on the 2-core machine. */

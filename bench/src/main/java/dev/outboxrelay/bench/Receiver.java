@@ -87,7 +87,7 @@ final class Receiver implements AutoCloseable {
                 failure = e;
             }
         } finally {
-            consumer.close(Duration.ofSeconds(5));
+            consumer.close();
         }
     }
 
