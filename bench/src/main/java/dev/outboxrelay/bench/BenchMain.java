@@ -57,7 +57,13 @@ public final class BenchMain implements Callable<Integer> {
     public static void main(String[] args) {
         BenchMain main = new BenchMain();
         main.args = args.clone();
-        int code = new CommandLine(main).execute(args);
+        int code = new CommandLine(main)
+                .setExecutionExceptionHandler((e, cmd, parsed) -> {
+                    System.err.println("error: the benchmark could not complete: " + e);
+                    e.printStackTrace();
+                    return 2;
+                })
+                .execute(args);
         System.exit(code); // the broker and Debezium leave non-daemon threads behind
     }
 

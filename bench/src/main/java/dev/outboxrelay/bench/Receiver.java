@@ -3,7 +3,6 @@ package dev.outboxrelay.bench;
 import dev.outboxrelay.testkit.ReadRecord;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -28,7 +27,6 @@ final class Receiver implements AutoCloseable {
     private final String topic;
     private final Thread thread;
     private final SeqTimes firstReceived = new SeqTimes();
-    private final BitSet seen = new BitSet();
     private final List<Received> records = new ArrayList<>();
     private long distinct;
     private long lastNewNanos;
@@ -74,7 +72,6 @@ final class Receiver implements AutoCloseable {
                         }
                         records.add(new Received(seq, r.key(), r.partition(), r.offset()));
                         if (firstReceived.setFirst(seq, now)) {
-                            seen.set((int) seq);
                             distinct++;
                             lastNewNanos = now;
                         }
