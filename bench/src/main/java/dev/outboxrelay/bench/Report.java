@@ -38,7 +38,8 @@ final class Report {
         out.add("");
         out.add("## Drain of a pre-filled backlog");
         out.add("");
-        out.add("Each contender relays " + fmt(c.warmup()) + " warm-up events, is paused (in-process baselines at a"
+        out.add("Each contender relays " + fmt(c.warmup()) + " warm-up events (the time-capped naive poller "
+                + ScenarioRunner.CAPPED_WARMUP + "), is paused (in-process baselines at a"
                 + " gate, the relay process with SIGSTOP), " + fmt(c.backlog()) + " events are written, and it is"
                 + " resumed; the drain runs from resume to the consumer receiving the last event. The naive poller"
                 + " is capped at " + c.naiveCap().toSeconds() + " s.");
