@@ -1,0 +1,152 @@
+package dev.outboxrelay.bench;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One benchmark run: starts PostgreSQL and Kafka, measures the ceilings, then every contender in turn. */
+final class Bench {
+
+    /** Contender slugs in run order. */
+    static final List<String> SLUGS = List.of("naive", "batched", "debezium", "poll-mark", "poll-delete", "cdc");
+
+    /** PostgreSQL settings on top of the test kit's (fsync, synchronous_commit and full_page_writes off). */
+    static final Map<String, String> PG_SETTINGS = Map.of(
+            // A paused (SIGSTOP) CDC relay must keep its replication connection while the backlog is written.
+            "wal_sender_timeout", "10min");
+
+    private static final Logger LOG = LoggerFactory.getLogger(Bench.class);
+
+    /**
+     * How to run.
+     *
+     * @param config          sizes
+     * @param relayJar        the shaded relay jar run as a subprocess
+     * @param relayJvmOptions JVM options of the relay subprocess
+     * @param only            slugs to run (all when empty)
+     * @param command         the command line, for the result file
+     */
+    record Options(BenchConfig config, Path relayJar, List<String> relayJvmOptions, Set<String> only, String command) {
+    }
+
+    /** Everything measured. */
+    record Result(Options options, Instant started, Duration wall, double kafkaRate, double insertRate,
+                  double steadyBaseRate, Map<String, Outcome> outcomes, String loadStart, String loadEnd, List<String> notes, Path logs) {
+
+        boolean nothingLost() {
+            return outcomes.values().stream().allMatch(o -> o.verdict().nothingLost());
+        }
+    }
+
+    private Bench() {
+    }
+
+    static Result run(Options options) throws Exception {
+        BenchConfig config = options.config();
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        String loadStart = MachineNotes.loadAverage();
+        Path logs = Files.createTempDirectory("outbox-bench-logs-");
+        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
+        for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
+            pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
+        }
+        try (TestPostgres postgres = TestPostgres.start(pgOptions); TestKafka kafka = quietly(TestKafka::start)) {
+            List<String> notes = new ArrayList<>(MachineNotes.describe());
+            notes.add("PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
+                    + " synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, "
+                    + PG_SETTINGS);
+            notes.add("Kafka: one in-process KRaft broker (test-kit TestKafka, inside the bench JVM), "
+                    + config.partitions() + " partitions per topic, replication factor 1");
+            notes.add("relay: " + options.relayJar() + " as a subprocess, JVM options " + options.relayJvmOptions());
+            notes.add("writer: " + config.writerThreads() + " threads, " + OutboxLoad.TX_ROWS + "-row transactions, "
+                    + config.aggregates() + " aggregates, ~" + Payloads.json(123_456, Payloads.aggregateId(123)).length()
+                    + "-byte JSON payload");
+            ScenarioRunner runner = new ScenarioRunner(config, postgres, kafka);
+
+            kafka.createTopic("bench-ceiling-k", config.partitions());
+            double kStart = kafkaCeiling(config, kafka);
+            double iStart = insertCeiling(config, runner);
+            LOG.info("ceilings at start: K {} records/s, I {} rows/s", Math.round(kStart), Math.round(iStart));
+
+            Map<String, Outcome> outcomes = new LinkedHashMap<>();
+            String bootstrap = kafka.bootstrapServers();
+            for (String slug : SLUGS) {
+                if (!options.only().isEmpty() && !options.only().contains(slug)) {
+                    continue;
+                }
+                ScenarioRunner.ContenderFactory factory = switch (slug) {
+                    case "naive" -> (db, topic) -> PollerBaseline.naive(db.jdbcUrl(), db.relayUser(),
+                            db.relayPassword(), bootstrap, topic);
+                    case "batched" -> (db, topic) -> PollerBaseline.batched(db.jdbcUrl(), db.relayUser(),
+                            db.relayPassword(), bootstrap, topic);
+                    case "debezium" -> (db, topic) -> new StockDebezium(db.host(), db.port(), db.name(),
+                            db.relayUser(), db.relayPassword(), OutboxSchema.DEFAULT_PUBLICATION, bootstrap, topic);
+                    default -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
+                            options.relayJvmOptions(), db, bootstrap, topic, logs.resolve(slug + ".log"));
+                };
+                boolean relay = !List.of("naive", "batched", "debezium").contains(slug);
+                Duration cap = slug.equals("naive") ? config.naiveCap() : null;
+                outcomes.put(slug, runner.run(slug, factory, relay, iStart, cap));
+            }
+            // A ceiling is the best the machine managed: on a shared machine start and end differ, so measure
+            // both and report both.
+            double kEnd = kafkaCeiling(config, kafka);
+            double iEnd = insertCeiling(config, runner);
+            LOG.info("ceilings at end: K {} records/s, I {} rows/s", Math.round(kEnd), Math.round(iEnd));
+            notes.add(String.format(java.util.Locale.ROOT, "ceilings at start / end: K %,.0f / %,.0f records/s,"
+                    + " I %,.0f / %,.0f rows/s (the higher is used; the steady state offered 50 %% of I at start)",
+                    kStart, kEnd, iStart, iEnd));
+            return new Result(options, started, Duration.ofNanos(System.nanoTime() - t0), Math.max(kStart, kEnd),
+                    Math.max(iStart, iEnd), iStart, outcomes, loadStart, MachineNotes.loadAverage(), notes, logs);
+        }
+    }
+
+    private static double kafkaCeiling(BenchConfig config, TestKafka kafka) {
+        return Ceilings.kafkaProducerRate(kafka.bootstrapServers(), "bench-ceiling-k", config.kafkaRecords(),
+                config.aggregates());
+    }
+
+    private static double insertCeiling(BenchConfig config, ScenarioRunner runner) throws Exception {
+        TestDatabase db = runner.freshDatabase("ceiling_i");
+        try {
+            OutboxLoad load = new OutboxLoad(db, config.writerThreads(), config.aggregates());
+            load.writeRows(config.warmup()); // warm the JIT and the connections
+            return Ceilings.insertRate(load, config.insertRows());
+        } finally {
+            db.drop();
+        }
+    }
+
+    /** Kafka's test kit prints its bootstrap metadata to stdout, which is reserved for the result. */
+    private static TestKafka quietly(java.util.function.Supplier<TestKafka> start) {
+        java.io.PrintStream stdout = System.out;
+        System.setOut(System.err);
+        try {
+            return start.get();
+        } finally {
+            System.setOut(stdout);
+        }
+    }
+
+    private static RelayProcess.Mode relayMode(String slug) {
+        return switch (slug) {
+            case "poll-mark" -> RelayProcess.Mode.POLL_MARK;
+            case "poll-delete" -> RelayProcess.Mode.POLL_DELETE;
+            case "cdc" -> RelayProcess.Mode.CDC;
+            default -> throw new IllegalArgumentException("unknown contender " + slug);
+        };
+    }
+}

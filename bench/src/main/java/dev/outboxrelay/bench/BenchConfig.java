@@ -1,0 +1,42 @@
+package dev.outboxrelay.bench;
+
+import java.time.Duration;
+
+/**
+ * The sizes of one run.
+ *
+ * @param label         {@code quick}, {@code full} or {@code smoke}; names the result file
+ * @param writerThreads application writer threads (each with its own connection)
+ * @param aggregates    distinct aggregate ids (record keys)
+ * @param partitions    partitions of every scenario topic
+ * @param kafkaRecords  records sent for the raw-producer ceiling K
+ * @param insertRows    rows written for the insert ceiling I
+ * @param warmup        events relayed before the backlog, so that a fresh relay JVM has compiled its hot
+ *                      paths (a relay runs for days) before anything is timed
+ * @param backlog       pre-filled backlog every contender drains
+ * @param naiveCap      how long the naive poller may drain before its rate is taken
+ * @param steady        duration of the steady state at 50 % of I
+ * @param saturation    duration of the full-write-load phase
+ */
+record BenchConfig(String label, int writerThreads, int aggregates, int partitions, long kafkaRecords,
+                   long insertRows, long warmup, long backlog, Duration naiveCap, Duration steady,
+                   Duration saturation) {
+
+    /** Under 3 minutes on the 2-core machine. */
+    static BenchConfig quick() {
+        return new BenchConfig("quick", 4, 1000, 3, 50_000, 20_000, 3_000, 10_000, Duration.ofSeconds(5),
+                Duration.ofSeconds(8), Duration.ofSeconds(4));
+    }
+
+    /** Under 20 minutes on the 2-core machine. */
+    static BenchConfig full() {
+        return new BenchConfig("full", 4, 1000, 3, 1_000_000, 200_000, 20_000, 200_000, Duration.ofSeconds(20),
+                Duration.ofSeconds(60), Duration.ofSeconds(30));
+    }
+
+    /** Seconds per scenario, for the smoke test: proves the code runs and loses nothing, measures nothing. */
+    static BenchConfig smoke() {
+        return new BenchConfig("smoke", 2, 10, 2, 1_000, 500, 50, 200, Duration.ofSeconds(1),
+                Duration.ofSeconds(2), Duration.ofSeconds(1));
+    }
+}

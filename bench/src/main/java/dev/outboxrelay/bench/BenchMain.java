@@ -1,0 +1,134 @@
+package dev.outboxrelay.bench;
+
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar bench/target/outbox-bench.jar [--quick]}: the whole benchmark in one command. Prints the
+ * markdown result to stdout and writes it to {@code bench/results/<date>-<quick|full>.md}.
+ */
+@Command(name = "outbox-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        version = "outbox-bench 0.1.0-SNAPSHOT",
+        description = {
+            "Measures the relay (poll mark, poll delete, cdc) against a naive poller, a batched",
+            "poller, stock Debezium and the ceilings (raw Kafka producer K, writer insert rate I)",
+            "on one machine, with its own PostgreSQL and Kafka broker. A consumer checks every",
+            "scenario: a lost event fails the run. Result: stdout and bench/results/<date>-<mode>.md."},
+        footer = {"", "Examples:",
+            "  java -jar bench/target/outbox-bench.jar --quick      # under 3 minutes",
+            "  java -jar bench/target/outbox-bench.jar              # full run, under 20 min",
+            "  java -jar bench/target/outbox-bench.jar --quick --only poll-mark,cdc",
+            "", "Exit status: 0 nothing lost, 1 a scenario lost events, 2 the run could not complete."})
+public final class BenchMain implements Callable<Integer> {
+
+    @Option(names = "--quick", description = "Smaller counts and shorter phases (under 3 minutes).")
+    private boolean quick;
+
+    @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
+            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc.")
+    private List<String> only = new ArrayList<>();
+
+    @Option(names = "--relay-jar", paramLabel = "JAR",
+            description = "The shaded relay jar (default: relay/target/outbox-relay.jar next to this jar's module).")
+    private Path relayJar;
+
+    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m",
+            description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
+    private String relayJvmOpts;
+
+    @Option(names = "--results-dir", paramLabel = "DIR",
+            description = "Where the result file goes (default: bench/results of this checkout).")
+    private Path resultsDir;
+
+    private String[] args = new String[0];
+
+    public static void main(String[] args) {
+        BenchMain main = new BenchMain();
+        main.args = args.clone();
+        int code = new CommandLine(main)
+                .setExecutionExceptionHandler((e, cmd, parsed) -> {
+                    System.err.println("error: the benchmark could not complete: " + e);
+                    e.printStackTrace();
+                    return 2;
+                })
+                .execute(args);
+        System.exit(code); // the broker and Debezium leave non-daemon threads behind
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Set<String> selected = new LinkedHashSet<>(only);
+        for (String s : selected) {
+            if (!Bench.SLUGS.contains(s)) {
+                System.err.println("error: unknown scenario '" + s + "'; choose from " + Bench.SLUGS);
+                return 2;
+            }
+        }
+        Path jar = relayJar != null ? relayJar : findRelayJar();
+        if (jar == null || !Files.isRegularFile(jar)) {
+            System.err.println("error: relay jar not found" + (jar == null ? "" : " at " + jar)
+                    + "; build it with ./mvnw -B -o -pl bench -am package -DskipTests, or pass --relay-jar");
+            return 2;
+        }
+        String command = "java -jar bench/target/outbox-bench.jar" + (args.length == 0 ? "" : " " + String.join(" ", args));
+        List<String> jvm = relayJvmOpts.isBlank() ? List.of() : Arrays.asList(relayJvmOpts.trim().split("\\s+"));
+        Bench.Options options = new Bench.Options(quick ? BenchConfig.quick() : BenchConfig.full(),
+                jar.toAbsolutePath().normalize(), jvm, selected, command);
+        Bench.Result result = Bench.run(options);
+        String markdown = Report.markdown(result);
+        System.out.println(markdown);
+        Path dir = resultsDir != null ? resultsDir : findResultsDir();
+        Files.createDirectories(dir);
+        Path file = dir.resolve(LocalDate.now() + "-" + options.config().label() + ".md");
+        Files.writeString(file, markdown, StandardCharsets.UTF_8);
+        System.err.println("Result written to " + file);
+        if (!result.nothingLost()) {
+            System.err.println("FAILED: a scenario lost events (see the lost column)");
+            return 1;
+        }
+        return 0;
+    }
+
+    private static Path ownDir() {
+        try {
+            Path self = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(self) ? self.getParent() : self; // bench/target (jar) or target/classes
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static Path findRelayJar() {
+        List<Path> candidates = new ArrayList<>();
+        Path own = ownDir();
+        if (own != null) {
+            candidates.add(own.resolve("../../relay/target/outbox-relay.jar"));
+        }
+        candidates.add(Path.of("relay", "target", "outbox-relay.jar"));
+        candidates.add(Path.of("..", "relay", "target", "outbox-relay.jar"));
+        return candidates.stream().filter(Files::isRegularFile).findFirst().map(Path::normalize)
+                .orElse(null);
+    }
+
+    private static Path findResultsDir() {
+        Path own = ownDir();
+        if (own != null && Files.isDirectory(own.resolve("../results"))) {
+            return own.resolve("../results").normalize();
+        }
+        Path local = Path.of("bench", "results");
+        return Files.isDirectory(local) ? local : Path.of(".");
+    }
+
+}

@@ -1,0 +1,139 @@
+package dev.outboxrelay.bench;
+
+import dev.outboxrelay.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The application side: writer threads inserting outbox rows in 100-row transactions, as fast as they can or
+ * at a fixed rate. Each row's payload carries a sequence number; the time each transaction's commit returned is
+ * kept per sequence number for end-to-end latency. Aggregates are split between the threads, so for one key the
+ * sequence order is the commit order, which lets the consumer check per-key order.
+ */
+final class OutboxLoad {
+
+    /** Rows per transaction, as in the issue: the writer's ceiling I is measured with 100-row transactions. */
+    static final int TX_ROWS = 100;
+
+    private final TestDatabase database;
+    private final int threads;
+    private final int aggregates;
+    private final SeqTimes commitTimes = new SeqTimes();
+    private final AtomicLong nextSeq = new AtomicLong();
+    private final AtomicLong committed = new AtomicLong();
+
+    OutboxLoad(TestDatabase database, int threads, int aggregates) {
+        if (aggregates % threads != 0) {
+            throw new IllegalArgumentException("aggregates must split evenly between writer threads");
+        }
+        this.database = database;
+        this.threads = threads;
+        this.aggregates = aggregates;
+    }
+
+    /** Rows committed so far; their sequence numbers are exactly {@code 0 .. committed()-1} between runs. */
+    long committed() {
+        return committed.get();
+    }
+
+    /** When the commit of event {@code seq} returned ({@code System.nanoTime()}); 0 if unknown. */
+    long commitNanos(long seq) {
+        return commitTimes.get(seq);
+    }
+
+    /** Writes {@code rows} rows as fast as the threads can; returns the elapsed nanoseconds. */
+    long writeRows(long rows) {
+        return run(rows, null, 0);
+    }
+
+    /** Writes for {@code duration}, flat out when {@code rowsPerSecond <= 0}; returns the elapsed nanoseconds. */
+    long writeFor(Duration duration, double rowsPerSecond) {
+        return run(Long.MAX_VALUE, duration, rowsPerSecond);
+    }
+
+    private long run(long rows, Duration duration, double rowsPerSecond) {
+        long start = System.nanoTime();
+        long end = rows == Long.MAX_VALUE ? Long.MAX_VALUE : nextSeq.get() + rows;
+        long deadline = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
+        // Each thread commits every `interval`, staggered, so that together they offer rowsPerSecond.
+        long interval = rowsPerSecond <= 0 ? 0 : (long) (threads * TX_ROWS * 1e9 / rowsPerSecond);
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> new Thread(r, "bench-writer"));
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                long firstDue = start + interval * t / threads;
+                futures.add(pool.submit(() -> {
+                    writerLoop(thread, end, deadline, firstDue, interval);
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while writing", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("writer failed: " + e.getCause().getMessage(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+        // Numbers handed out past `end` were never written: keep the sequence dense.
+        nextSeq.set(committed.get());
+        return System.nanoTime() - start;
+    }
+
+    private void writerLoop(int thread, long end, long deadline, long firstDue, long interval)
+            throws SQLException, InterruptedException {
+        int owned = aggregates / threads;
+        long k = 0;
+        try (Connection c = database.connect();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (id, aggregate_type, aggregate_id,"
+                     + " event_type, payload) VALUES (?, 'Order', ?, 'OrderPlaced', ?::jsonb)")) {
+            c.setAutoCommit(false);
+            long due = firstDue;
+            while (System.nanoTime() < deadline) {
+                if (interval > 0) {
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        if (System.nanoTime() + wait >= deadline) {
+                            return;
+                        }
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    }
+                    due += interval; // behind schedule: catch up without sleeping
+                }
+                long first = nextSeq.getAndAdd(TX_ROWS);
+                if (first >= end) {
+                    return;
+                }
+                int n = (int) Math.min(TX_ROWS, end - first);
+                for (int i = 0; i < n; i++) {
+                    String aggregate = Payloads.aggregateId(thread + threads * (int) (k++ % owned));
+                    ps.setObject(1, UUID.randomUUID());
+                    ps.setString(2, aggregate);
+                    ps.setString(3, Payloads.json(first + i, aggregate));
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                c.commit();
+                long now = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    commitTimes.set(first + i, now);
+                }
+                committed.addAndGet(n);
+            }
+        }
+    }
+}

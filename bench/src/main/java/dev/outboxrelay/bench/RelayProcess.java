@@ -1,0 +1,173 @@
+package dev.outboxrelay.bench;
+
+import dev.outboxrelay.testkit.TestDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real relay: {@code java -jar outbox-relay.jar run ...} as a subprocess, so its peak RSS (VmHWM) is its
+ * own. Paused with SIGSTOP and resumed with SIGCONT, so that a CDC relay keeps its slot position and drains the
+ * backlog from the WAL instead of rescanning the table as it would after a restart.
+ */
+final class RelayProcess implements Contender {
+
+    /** The relay modes measured. */
+    enum Mode {
+        POLL_MARK("poll (mark)", "poll", "mark"),
+        POLL_DELETE("poll (delete)", "poll", "delete"),
+        CDC("cdc", "cdc", "mark");
+
+        final String label;
+        final String mode;
+        final String onPublish;
+
+        Mode(String label, String mode, String onPublish) {
+            this.label = label;
+            this.mode = mode;
+            this.onPublish = onPublish;
+        }
+    }
+
+    private final Mode mode;
+    private final Path jar;
+    private final List<String> jvmOptions;
+    private final TestDatabase database;
+    private final String bootstrap;
+    private final String topic;
+    private final Path log;
+    private Process process;
+    private long peakRss = -1;
+
+    RelayProcess(Mode mode, Path jar, List<String> jvmOptions, TestDatabase database, String bootstrap, String topic,
+                 Path log) {
+        this.mode = mode;
+        this.jar = jar;
+        this.jvmOptions = List.copyOf(jvmOptions);
+        this.database = database;
+        this.bootstrap = bootstrap;
+        this.topic = topic;
+        this.log = log;
+    }
+
+    @Override
+    public String name() {
+        return mode.label;
+    }
+
+    @Override
+    public void start() throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString(), "run", "--mode", mode.mode,
+                "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
+                "--kafka-bootstrap", bootstrap, "--topic-template", topic, "--on-publish", mode.onPublish, "--http-port", "0"));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("RELAY_DB_PASSWORD", database.relayPassword());
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        process = pb.start();
+        if (mode == Mode.CDC) {
+            awaitSlotStreaming();
+        }
+        checkAlive();
+    }
+
+    private void awaitSlotStreaming() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            checkAlive();
+            try (Connection c = database.connect(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE active AND database = '"
+                         + database.name() + "'")) {
+                rs.next();
+                if (rs.getLong(1) > 0) {
+                    return;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the CDC relay's slot was not streaming after 120 s; see " + log);
+    }
+
+    private void checkAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("the relay exited with code " + process.exitValue() + ":\n" + tail());
+        }
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log at " + log + ")";
+        }
+    }
+
+    @Override
+    public void pause() throws Exception {
+        checkAlive();
+        signal("STOP");
+    }
+
+    @Override
+    public void resume() throws Exception {
+        signal("CONT");
+        checkAlive();
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    /** VmHWM of the relay process, read from /proc while it runs (and kept from the last read after it ends). */
+    @Override
+    public OptionalLong peakRssBytes() {
+        if (process != null && process.isAlive()) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                    if (line.startsWith("VmHWM:")) {
+                        peakRss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                // the process ended meanwhile: keep the last value
+            }
+        }
+        return peakRss < 0 ? OptionalLong.empty() : OptionalLong.of(peakRss);
+    }
+
+    @Override
+    public void close() {
+        if (process == null) {
+            return;
+        }
+        peakRssBytes();
+        try {
+            signal("CONT"); // a stopped process would not handle SIGTERM
+        } catch (IOException | InterruptedException | RuntimeException ignored) {
+            // it may be gone already
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

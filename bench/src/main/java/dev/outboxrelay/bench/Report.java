@@ -1,0 +1,147 @@
+package dev.outboxrelay.bench;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/** Renders a {@link Bench.Result} as markdown: absolute figures, the ratios, the targets, the machine. */
+final class Report {
+
+    private static final double MB = 1024.0 * 1024.0;
+
+    private Report() {
+    }
+
+    static String markdown(Bench.Result r) {
+        BenchConfig c = r.options().config();
+        Map<String, Outcome> o = r.outcomes();
+        List<String> out = new ArrayList<>();
+        out.add("# outbox-relay benchmark (" + c.label() + ", "
+                + DateTimeFormatter.ISO_INSTANT.format(r.started().atOffset(ZoneOffset.UTC).withNano(0)) + ")");
+        out.add("");
+        out.add("Command: `" + r.options().command() + "`  ");
+        out.add("Wall time: " + r.wall().toSeconds() + " s. Load average (1/5/15 min) at start " + r.loadStart()
+                + ", at end " + r.loadEnd() + ".");
+        out.add("");
+        out.add("## Ceilings");
+        out.add("");
+        out.add("| ceiling | value |");
+        out.add("|---|---:|");
+        out.add("| K: raw idempotent producer (the relay's producer settings), " + fmt(c.kafkaRecords())
+                + " records, best of start and end | " + fmt(r.kafkaRate()) + " events/s |");
+        out.add("| I: writer max insert rate, " + c.writerThreads() + " threads, 100-row transactions, "
+                + fmt(c.insertRows()) + " rows, best of start and end | " + fmt(r.insertRate()) + " rows/s |");
+        out.add("");
+        out.add("## Drain of a pre-filled backlog");
+        out.add("");
+        out.add("Each contender relays " + fmt(c.warmup()) + " warm-up events (the time-capped naive poller "
+                + ScenarioRunner.CAPPED_WARMUP + "), is paused (in-process baselines at a"
+                + " gate, the relay process with SIGSTOP), " + fmt(c.backlog()) + " events are written, and it is"
+                + " resumed; the drain runs from resume to the consumer receiving the last event. The naive poller"
+                + " is capped at " + c.naiveCap().toSeconds() + " s.");
+        out.add("");
+        out.add("| contender | events | seconds | events/s | lost | duplicates | order violations | peak RSS | load (1 min) |");
+        out.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (Outcome x : o.values()) {
+            Outcome.Verdict v = x.verdict();
+            out.add("| " + x.name() + " | " + fmt(x.drain().events()) + (x.drain().capped() ? " (capped)" : "")
+                    + " | " + String.format(Locale.ROOT, "%.2f", x.drain().seconds()) + " | " + fmt(x.drain().rate())
+                    + " | " + (v.nothingLost() ? "0" : "**" + v.lost() + "**") + " | " + fmt(v.duplicates())
+                    + " | " + fmt(v.orderViolations() + v.splitKeys()) + " | "
+                    + (x.peakRss().isPresent() ? fmt(x.peakRss().getAsLong() / MB) + " MB" : "in bench JVM")
+                    + " | " + x.loadAvg() + " |");
+        }
+        steadyTables(out, r);
+        out.add("");
+        out.add("## Ratios");
+        out.add("");
+        out.add("```");
+        out.add("ratio poll/batched = " + ratio(drain(o, "poll-mark"), drain(o, "batched")));
+        out.add("ratio poll/naive = " + ratio(drain(o, "poll-mark"), drain(o, "naive")));
+        out.add("ratio cdc/debezium = " + ratio(drain(o, "cdc"), drain(o, "debezium")));
+        out.add("ratio cdc/poll = " + ratio(drain(o, "cdc"), drain(o, "poll-mark")));
+        out.add("ratio poll/K = " + ratio(drain(o, "poll-mark"), OptionalDouble.of(r.kafkaRate())));
+        out.add("ratio cdc/K = " + ratio(drain(o, "cdc"), OptionalDouble.of(r.kafkaRate())));
+        out.add("ratio steady/I = " + ratio(steady(o, "poll-mark"), OptionalDouble.of(r.insertRate())));
+        out.add("ratio steady(poll-delete)/I = " + ratio(steady(o, "poll-delete"), OptionalDouble.of(r.insertRate())));
+        out.add("ratio steady(cdc)/I = " + ratio(steady(o, "cdc"), OptionalDouble.of(r.insertRate())));
+        out.add("```");
+        out.add("");
+        out.add("poll = poll (mark), the default. steady = events/s delivered while the writers ran flat out.");
+        Targets.append(out, r);
+        out.add("");
+        out.add("## Machine");
+        out.add("");
+        r.notes().forEach(n -> out.add("- " + n));
+        out.add("- load average (1/5/15 min): start " + r.loadStart() + ", end " + r.loadEnd());
+        out.add("- relay and broker logs of this run: " + r.logs());
+        out.add("");
+        return String.join("\n", out);
+    }
+
+    private static void steadyTables(List<String> out, Bench.Result r) {
+        BenchConfig c = r.options().config();
+        List<Outcome> relays = r.outcomes().values().stream().filter(x -> x.steady() != null).toList();
+        if (relays.isEmpty()) {
+            return;
+        }
+        out.add("");
+        out.add("## Relay steady state at 50 % of I");
+        out.add("");
+        out.add("Writers offer " + fmt(r.steadyBaseRate() / 2) + " rows/s for " + c.steady().toSeconds() + " s. Latency is"
+                + " from the writer's commit returning to the consumer receiving the event (same JVM clock).");
+        out.add("");
+        out.add("| mode | offered rows/s | events | p50 ms | p99 ms | p99.9 ms | max ms | max backlog | caught up |");
+        out.add("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        for (Outcome x : relays) {
+            Outcome.Steady s = x.steady();
+            out.add("| " + x.name() + " | " + fmt(s.offeredRate()) + " | " + fmt(s.events()) + " | " + ms(s.p50Ms())
+                    + " | " + ms(s.p99Ms()) + " | " + ms(s.p999Ms()) + " | " + ms(s.maxMs()) + " | "
+                    + fmt(s.maxBacklog()) + " | " + (s.caughtUp() ? "yes" : "**no**") + " |");
+        }
+        out.add("");
+        out.add("## Relay under full write load");
+        out.add("");
+        out.add("Writers run flat out for " + c.saturation().toSeconds() + " s while the relay runs (they share the"
+                + " CPU with it, so they write less than I).");
+        out.add("");
+        out.add("| mode | written rows/s | delivered events/s | delivered / I | backlog at end | catch-up s |");
+        out.add("|---|---:|---:|---:|---:|---:|");
+        for (Outcome x : relays) {
+            Outcome.Saturation s = x.saturation();
+            out.add("| " + x.name() + " | " + fmt(s.writeRate()) + " | " + fmt(s.deliveredRate()) + " | "
+                    + String.format(Locale.ROOT, "%.2f", s.deliveredRate() / r.insertRate()) + " | "
+                    + fmt(s.backlogAtEnd()) + " | " + String.format(Locale.ROOT, "%.1f", s.catchUpSeconds()) + " |");
+        }
+    }
+
+    static OptionalDouble drain(Map<String, Outcome> o, String slug) {
+        Outcome x = o.get(slug);
+        return x == null ? OptionalDouble.empty() : OptionalDouble.of(x.drain().rate());
+    }
+
+    static OptionalDouble steady(Map<String, Outcome> o, String slug) {
+        Outcome x = o.get(slug);
+        return x == null || x.saturation() == null ? OptionalDouble.empty()
+                : OptionalDouble.of(x.saturation().deliveredRate());
+    }
+
+    static String ratio(OptionalDouble a, OptionalDouble b) {
+        if (a.isEmpty() || b.isEmpty() || b.getAsDouble() == 0) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, "%.2f", a.getAsDouble() / b.getAsDouble());
+    }
+
+    static String fmt(double v) {
+        return String.format(Locale.ROOT, "%,d", Math.round(v));
+    }
+
+    private static String ms(double v) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, v < 10 ? "%.1f" : "%.0f", v);
+    }
+}

@@ -1,0 +1,213 @@
+package dev.outboxrelay.bench;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one contender through the phases on a fresh database and topic: warm-up, pause, pre-fill the backlog,
+ * resume and time the drain; for the relay also the steady state at 50 % of I and the full-write-load phase;
+ * then stops it and judges what the consumer read.
+ */
+final class ScenarioRunner {
+
+    /** Builds a contender for a prepared database and topic. */
+    @FunctionalInterface
+    interface ContenderFactory {
+        Contender create(TestDatabase database, String topic) throws Exception;
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ScenarioRunner.class);
+    private static final Duration WAIT = Duration.ofMinutes(5);
+    /** Warm-up of a time-capped contender: the naive poller relays ~100 events/s, a long warm-up would take minutes. */
+    static final long CAPPED_WARMUP = 100;
+
+    private final BenchConfig config;
+    private final TestPostgres postgres;
+    private final TestKafka kafka;
+
+    ScenarioRunner(BenchConfig config, TestPostgres postgres, TestKafka kafka) {
+        this.config = config;
+        this.postgres = postgres;
+        this.kafka = kafka;
+    }
+
+    /** A fresh, migrated database (outbox table, publication, CDC offsets table). */
+    TestDatabase freshDatabase(String slug) throws Exception {
+        TestDatabase db = postgres.createDatabase("bench_" + slug.replace('-', '_'));
+        try (Connection c = db.connect()) {
+            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
+        }
+        return db;
+    }
+
+    /**
+     * Runs a contender.
+     *
+     * @param relayPhases also run the steady-state and full-load phases (the relay)
+     * @param insertRate  the measured insert ceiling I, rows/s
+     * @param cap         drain time cap, or {@code null} to drain the whole backlog
+     */
+    Outcome run(String slug, ContenderFactory factory, boolean relayPhases, double insertRate, Duration cap)
+            throws Exception {
+        TestDatabase db = freshDatabase(slug);
+        String topic = "bench-" + slug;
+        kafka.createTopic(topic, config.partitions());
+        OutboxLoad load = new OutboxLoad(db, config.writerThreads(), config.aggregates());
+        Outcome.Drain drain;
+        Outcome.Steady steady = null;
+        Outcome.Saturation saturation = null;
+        OptionalLong rss;
+        String name;
+        try (Receiver rx = new Receiver(kafka.bootstrapServers(), topic, config.partitions())) {
+            try (Contender contender = factory.create(db, topic)) {
+                name = contender.name();
+                LOG.info("[{}] starting", name);
+                contender.start();
+                long warmup = cap == null ? config.warmup() : Math.min(config.warmup(), CAPPED_WARMUP);
+                load.writeRows(warmup);
+                require(rx.awaitDistinct(load.committed(), WAIT), name + " did not relay the warm-up events");
+                contender.pause();
+                load.writeRows(config.backlog());
+                LOG.info("[{}] backlog of {} written; draining", name, config.backlog());
+                long resumed = System.nanoTime();
+                contender.resume();
+                drain = drain(rx, load, warmup, resumed, cap, name);
+                LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
+                        String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
+                if (relayPhases) {
+                    steady = steady(rx, load, insertRate / 2, name);
+                    saturation = saturation(rx, load, name);
+                }
+                rss = contender.peakRssBytes();
+            }
+            Outcome.Verdict verdict = verdict(db, rx, load, cap != null);
+            LOG.info("[{}] verdict {}", name, verdict);
+            return new Outcome(name, drain, steady, saturation, rss, verdict, MachineNotes.loadAverage1());
+        } finally {
+            db.drop();
+        }
+    }
+
+    private Outcome.Drain drain(Receiver rx, OutboxLoad load, long before, long resumed, Duration cap, String name)
+            throws InterruptedException {
+        if (cap != null) {
+            boolean done = rx.awaitDistinct(load.committed(), cap);
+            long now = System.nanoTime();
+            long events = rx.distinct() - before;
+            double seconds = (done ? rx.lastNewNanos() - resumed : now - resumed) / 1e9;
+            return new Outcome.Drain(events, seconds, !done);
+        }
+        require(rx.awaitDistinct(load.committed(), WAIT), name + " did not drain the backlog within " + WAIT);
+        return new Outcome.Drain(config.backlog(), (rx.lastNewNanos() - resumed) / 1e9, false);
+    }
+
+    private Outcome.Steady steady(Receiver rx, OutboxLoad load, double rate, String name) throws InterruptedException {
+        LOG.info("[{}] steady state at {} rows/s for {} s", name, Math.round(rate), config.steady().toSeconds());
+        long first = load.committed();
+        AtomicLong maxBacklog = new AtomicLong();
+        Thread sampler = backlogSampler(rx, load, maxBacklog);
+        long elapsed = load.writeFor(config.steady(), rate);
+        long end = load.committed();
+        boolean caughtUp = rx.awaitDistinct(end, Duration.ofSeconds(60));
+        sampler.interrupt();
+        sampler.join();
+        long[] latencies = new long[(int) (end - first)];
+        int n = 0;
+        for (long seq = first; seq < end; seq++) {
+            long received = rx.firstReceivedNanos(seq);
+            if (received != 0) {
+                latencies[n++] = received - load.commitNanos(seq);
+            }
+        }
+        Arrays.sort(latencies, 0, n);
+        return new Outcome.Steady(rate, (end - first) * 1e9 / elapsed, end - first, pct(latencies, n, 0.50),
+                pct(latencies, n, 0.99), pct(latencies, n, 0.999), n == 0 ? 0 : latencies[n - 1] / 1e6,
+                maxBacklog.get(), caughtUp);
+    }
+
+    private Outcome.Saturation saturation(Receiver rx, OutboxLoad load, String name) throws InterruptedException {
+        LOG.info("[{}] writers flat out for {} s", name, config.saturation().toSeconds());
+        long written0 = load.committed();
+        long delivered0 = rx.distinct();
+        long elapsed = load.writeFor(config.saturation(), 0);
+        long delivered1 = rx.distinct();
+        long written1 = load.committed();
+        long t = System.nanoTime();
+        require(rx.awaitDistinct(written1, WAIT), name + " did not catch up after the full-load phase");
+        double catchUp = (Math.max(rx.lastNewNanos(), t) - t) / 1e9;
+        return new Outcome.Saturation((written1 - written0) * 1e9 / elapsed, (delivered1 - delivered0) * 1e9 / elapsed,
+                written1 - delivered1, catchUp);
+    }
+
+    private static Thread backlogSampler(Receiver rx, OutboxLoad load, AtomicLong max) {
+        Thread t = new Thread(() -> {
+            try {
+                while (true) {
+                    max.accumulateAndGet(load.committed() - rx.distinct(), Math::max);
+                    Thread.sleep(250);
+                }
+            } catch (InterruptedException e) {
+                // done
+            }
+        }, "bench-backlog-sampler");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static double pct(long[] sorted, int n, double q) {
+        if (n == 0) {
+            return Double.NaN;
+        }
+        int index = (int) Math.ceil(q * n) - 1;
+        return sorted[Math.max(0, Math.min(n - 1, index))] / 1e6;
+    }
+
+    /**
+     * Judges delivery. Expected are all rows written, or, for a contender stopped by its time cap, the rows it
+     * marked sent: a row still unsent in the table is late, not lost.
+     */
+    private Outcome.Verdict verdict(TestDatabase db, Receiver rx, OutboxLoad load, boolean capped) throws Exception {
+        List<String> expected = new ArrayList<>();
+        if (capped) {
+            try (Connection c = db.connect(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT (payload->>'" + Payloads.SEQ_FIELD + "')::bigint FROM outbox"
+                         + " WHERE sent_at IS NOT NULL ORDER BY 1")) {
+                while (rs.next()) {
+                    expected.add(Long.toString(rs.getLong(1)));
+                }
+            }
+        } else {
+            for (long seq = 0; seq < load.committed(); seq++) {
+                expected.add(Long.toString(seq));
+            }
+        }
+        // What was acknowledged is in the topic; give the consumer time to read it all.
+        rx.awaitDistinct(expected.size(), Duration.ofSeconds(30));
+        DeliveryReport report = DeliveryReport.of(rx.records(), expected);
+        return new Outcome.Verdict(expected.size(), report.lostIds().size(), report.duplicateCount(),
+                report.orderViolations().size(), report.keysOnSeveralPartitions().size(),
+                report.unexpectedIds().size(), rx.unidentified());
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalStateException(message);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.outboxrelay.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the benchmark from rotting: every scenario runs with tiny counts against the real PostgreSQL and Kafka
+ * of the test kit and the real relay jar, and the consumer must find nothing lost. It asserts correctness and
+ * the report's shape, never a timing: the numbers of such a tiny run mean nothing.
+ */
+class BenchSmokeTest {
+
+    /** Built by the relay module's package phase, which runs before this module's tests in the reactor. */
+    private static final Path RELAY_JAR = Path.of("..", "relay", "target", "outbox-relay.jar").toAbsolutePath().normalize();
+
+    @Test
+    void everyScenarioRunsAndLosesNothing() throws Exception {
+        assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
+
+        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m"),
+                Set.of(), "smoke test"));
+
+        assertThat(result.outcomes()).containsOnlyKeys(Bench.SLUGS);
+        result.outcomes().forEach((slug, outcome) -> {
+            assertThat(outcome.verdict().lost()).as("%s lost events: %s", slug, outcome.verdict()).isZero();
+            assertThat(outcome.verdict().orderViolations()).as("%s: %s", slug, outcome.verdict()).isZero();
+            assertThat(outcome.verdict().expected()).as("%s relayed something", slug).isPositive();
+        });
+        for (String relay : List.of("poll-mark", "poll-delete", "cdc")) {
+            assertThat(result.outcomes().get(relay).steady()).as(relay).isNotNull();
+            assertThat(result.outcomes().get(relay).peakRss()).as(relay).isPresent();
+        }
+        String markdown = Report.markdown(result);
+        for (String ratio : List.of("poll/batched", "poll/naive", "cdc/debezium", "cdc/poll", "poll/K", "cdc/K",
+                "steady/I")) {
+            assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
+        }
+    }
+}
