@@ -99,7 +99,7 @@ class MainTest {
     @Test
     void missingCommandAndMissingValueAreUsageErrors() {
         assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
-                "error: missing command: migrate, run, status, dead-letters (see 'outbox-relay --help')\n"));
+                "error: missing command: migrate, run, status, dead-letters, verify (see 'outbox-relay --help')\n"));
         assertThat(CliRun.of("migrate", "--db-url")).isEqualTo(new CliRun(2, "",
                 "error: --db-url: needs a value (see 'outbox-relay migrate --help')\n"));
     }
