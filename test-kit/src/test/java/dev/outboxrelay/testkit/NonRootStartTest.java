@@ -1,7 +1,6 @@
 package dev.outboxrelay.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
@@ -30,8 +29,9 @@ class NonRootStartTest {
 
     @Test
     void childJvmStartsPostgresAsNonRoot() throws Exception {
-        assumeTrue(OsCommands.isRoot(), "not root: the other tests already run the non-root path");
-        String user = OsCommands.serverUser();
+        // As root the child runs as the unprivileged server user; otherwise it simply runs as we do (non-root).
+        boolean root = OsCommands.isRoot();
+        String user = root ? OsCommands.serverUser() : System.getProperty("user.name");
 
         // Our classpath usually lives below /root (mode 700), which the unprivileged user cannot read:
         // copy it somewhere world-readable.
@@ -50,9 +50,10 @@ class NonRootStartTest {
         assertThat(OsCommands.traversableByOthers(tmp)).as("temp dir %s reachable by %s", tmp, user).isTrue();
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder("runuser", "-u", user, "--", java, "-Xmx256m",
-                "-Djava.io.tmpdir=/tmp", "-cp", String.join(File.pathSeparator, copied), NonRootProbe.class.getName())
-                .redirectErrorStream(true);
+        List<String> command = new ArrayList<>(root ? List.of("runuser", "-u", user, "--") : List.of());
+        command.addAll(List.of(java, "-Xmx256m", "-Djava.io.tmpdir=/tmp", "-cp",
+                String.join(File.pathSeparator, copied), NonRootProbe.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         // The child must start its own server, not reuse an external one.
         pb.environment().remove(TestPostgres.EXTERNAL_URL_ENV);
         Path log = tmp.resolve("child.log");

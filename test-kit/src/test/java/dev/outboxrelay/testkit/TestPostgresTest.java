@@ -2,7 +2,6 @@ package dev.outboxrelay.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,9 +50,16 @@ class TestPostgresTest {
 
     @Test
     void relayRoleNeedsItsPassword() throws SQLException {
-        TestDatabase database = db.database();
-        // An external server's pg_hba.conf may trust everyone; only the managed one is known to check.
-        assumeTrue(database.server().managed());
+        // An external server's pg_hba.conf may trust everyone; only a managed one is known to check, so use a
+        // dedicated managed server when the shared one is external.
+        boolean external = !db.database().server().managed();
+        try (TestPostgres dedicated = external ? TestPostgres.start() : null) {
+            TestDatabase database = external ? dedicated.createDatabase("pwcheck") : db.database();
+            checkPassword(database);
+        }
+    }
+
+    private static void checkPassword(TestDatabase database) throws SQLException {
         assertThatThrownBy(() -> database.connect(database.relayUser(), "wrong-secret").close())
                 .isInstanceOf(SQLException.class)
                 .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("28P01"));
