@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * One batch between fetch and acknowledgement. Only the sending thread touches it; the Kafka callbacks only
- * complete the futures.
+ * One batch between fetch and marking. The sending thread builds it; the Kafka callbacks only complete the
+ * futures; the {@link Marker} reads it once handed over.
  */
 final class Batch {
 
@@ -34,6 +34,8 @@ final class Batch {
     int held;
     /** Set when the producer refused work because Kafka is unavailable; the rest of the batch was held. */
     Throwable outage;
+    /** Set once the batch was handed to the {@link Marker}; completes when its rows are marked. */
+    CompletableFuture<Void> marked;
     private CompletableFuture<Void> allAcked;
 
     Batch(int fetched) {

@@ -2,7 +2,6 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
-import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
@@ -11,12 +10,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,8 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One worker thread per source. As a standby it retries the table's advisory lock; as the active poller it
  * runs a pipeline on that same connection: fetch the oldest unsent rows, send them, and while Kafka
- * acknowledges, fetch and send the next batch; settle batches strictly in order. Every database statement
- * runs on the lock-holding session, so losing the session stops fetching at once.
+ * acknowledges, fetch and send the next batch; acknowledged batches are marked strictly in order by the
+ * {@link Marker} on a second session. Every fetch runs on the lock-holding session, so losing it stops
+ * fetching at once.
  */
 final class JdbcPollingSource implements PollingSource {
 
@@ -156,25 +156,30 @@ final class JdbcPollingSource implements PollingSource {
         PGConnection notifications = c.unwrap(PGConnection.class);
         boolean more = true;
         long pausedUntil = 0;
-        try (PreparedStatement fetch = queries.prepareFetch(c)) {
+        ScanFloor floor = new ScanFloor(settings.pollInterval());
+        try (PreparedStatement fetch = queries.prepareFetch(c);
+             Marker marker = Marker.open(settings, connections, queries, acknowledger, batches, listener)) {
             while (true) {
-                while (!inFlight.isEmpty() && inFlight.peek().acked().isDone()) {
-                    pausedUntil = settle(c, inFlight.poll(), pausedUntil);
+                pausedUntil = handOver(inFlight, marker, pausedUntil);
+                while (!inFlight.isEmpty() && inFlight.peek().marked != null && inFlight.peek().marked.isDone()) {
+                    Marker.join(inFlight.poll().marked);
                     more = true;
                 }
                 if (stopping) {
-                    drain(c, inFlight);
+                    drain(inFlight, marker);
                     return;
                 }
                 long now = System.nanoTime();
                 if (now - pausedUntil < 0) {
-                    awaitHead(inFlight, Math.min(100, TimeUnit.NANOSECONDS.toMillis(pausedUntil - now) + 1));
+                    awaitProgress(inFlight, Math.min(100, TimeUnit.NANOSECONDS.toMillis(pausedUntil - now) + 1));
                     continue;
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {
                     long fetchStart = System.nanoTime();
-                    List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), settings.batchSize());
+                    List<OutboxRow> rows = queries.fetch(fetch, floor.from(fetchStart), excluded(inFlight),
+                            settings.batchSize());
                     long fetched = System.nanoTime();
+                    floor.fetched(rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).seq(), lowestInFlight(inFlight));
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
                         continue;
@@ -194,7 +199,7 @@ final class JdbcPollingSource implements PollingSource {
                     continue;
                 }
                 if (!inFlight.isEmpty()) {
-                    awaitHead(inFlight, 100);
+                    awaitProgress(inFlight, 100);
                     continue;
                 }
                 // Idle: sleep until rows are committed (NOTIFY) or the fallback interval passes.
@@ -204,71 +209,76 @@ final class JdbcPollingSource implements PollingSource {
         }
     }
 
-    private void awaitHead(Deque<Batch> inFlight, long millis) throws InterruptedException {
+    /** Hands the acknowledged batches to the marker, strictly in order; returns until when to pause for Kafka. */
+    private long handOver(Deque<Batch> inFlight, Marker marker, long pausedUntil) {
+        for (Batch batch : inFlight) {
+            if (batch.marked != null) {
+                continue;
+            }
+            if (!batch.acked().isDone()) {
+                break;
+            }
+            pausedUntil = settle(batch, marker, pausedUntil);
+        }
+        return pausedUntil;
+    }
+
+    /** Waits until the oldest batch is marked or the oldest unmarked one is acknowledged, at most {@code millis}. */
+    private void awaitProgress(Deque<Batch> inFlight, long millis) throws InterruptedException {
         if (inFlight.isEmpty()) {
             pause(millis);
             return;
         }
+        Batch waiting = null;
+        for (Batch batch : inFlight) {
+            if (batch.marked == null) {
+                waiting = batch;
+                break;
+            }
+        }
         Batch head = inFlight.peek();
+        CompletableFuture<?> progress = waiting == null ? head.marked
+                : head.marked == null ? waiting.acked() : CompletableFuture.anyOf(head.marked,
+                        waiting.acked());
         try {
-            head.acked().get(millis, TimeUnit.MILLISECONDS);
+            progress.get(millis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            if (!kafkaDown && System.nanoTime() - head.startedNanos > SLOW_ACK_NANOS) {
+            if (waiting != null && !kafkaDown && System.nanoTime() - waiting.startedNanos > SLOW_ACK_NANOS) {
                 kafkaDown = true;
                 LOG.warn("Kafka has not acknowledged a batch for {} s; still waiting",
                         TimeUnit.NANOSECONDS.toSeconds(SLOW_ACK_NANOS));
                 listener.outage("kafka", new TimeoutException("no acknowledgement from Kafka"));
             }
-        } catch (java.util.concurrent.ExecutionException e) {
-            // cannot happen: acked() swallows failures, they are read per record when settling
+        } catch (ExecutionException e) {
+            // acked() swallows failures (read per record when settling); a marking failure is rethrown by the loop
         }
     }
 
     /** Settles the in-flight batches before stopping, waiting a bounded time for Kafka. */
-    private void drain(Connection c, Deque<Batch> inFlight) throws SQLException, InterruptedException {
+    private void drain(Deque<Batch> inFlight, Marker marker) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
-        while (!inFlight.isEmpty()) {
-            Batch head = inFlight.peek();
+        for (Batch batch : inFlight) {
+            if (batch.marked != null) {
+                continue;
+            }
             long left = deadline - System.nanoTime();
             try {
-                head.acked().get(Math.max(0, left), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-                LOG.warn("Stopping with {} unacknowledged batches; their rows stay unsent and will be published again",
-                        inFlight.size());
-                return;
+                batch.acked().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                LOG.warn("Stopping with unacknowledged batches; their rows stay unsent and will be published again");
+                break;
             }
-            settle(c, inFlight.poll(), 0);
+            settle(batch, marker, 0);
+        }
+        while (!inFlight.isEmpty() && inFlight.peek().marked != null) {
+            Marker.join(inFlight.poll().marked);
         }
     }
 
-    /** Marks what Kafka acknowledged and records failures; returns until when to pause for a Kafka outage. */
-    private long settle(Connection c, Batch batch, long pausedUntil) throws SQLException, InterruptedException {
-        long settleStart = System.nanoTime();
+    /** Decides a batch's outcome and hands it to the marker; returns until when to pause for a Kafka outage. */
+    private long settle(Batch batch, Marker marker, long pausedUntil) {
         BatchPublisher.Outcome outcome = batches.settle(batch);
-        List<Failure> failures = batches.sendToDeadLetterTopic(outcome);
-        int marked = acknowledger.acknowledge(c, outcome.acknowledged());
-        if (!failures.isEmpty()) {
-            Collection<UUID> dead = acknowledger.recordFailures(c, failures, settings.maxAttempts());
-            for (UUID id : dead) {
-                String reason = failures.stream().filter(f -> f.id().equals(id)).findFirst().map(Failure::reason)
-                        .orElse("unknown");
-                listener.deadLettered(id, reason);
-                if (settings.onPoison() == PollSettings.OnPoison.BLOCK) {
-                    LOG.error("Dead-lettered event {} after {} attempts; later events of its key wait until an"
-                            + " operator resolves it: {}", id, settings.maxAttempts(), reason);
-                } else {
-                    LOG.warn("Dead-lettered event {} after {} attempts: {}", id, settings.maxAttempts(), reason);
-                }
-            }
-        }
-        Duration elapsed = Duration.ofNanos(System.nanoTime() - batch.startedNanos);
-        listener.batchPublished(outcome.acknowledged().size(), elapsed);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("Batch of {} rows: {} acknowledged ({} marked), {} failed, {} held back, in {} ms"
-                    + " (fetch {} ms, send {} ms, settle {} ms)", batch.fetched, outcome.acknowledged().size(), marked,
-                    failures.size(), batch.held, elapsed.toMillis(), batch.fetchMicros / 1000, batch.sendMicros / 1000,
-                    (System.nanoTime() - settleStart) / 1_000_000);
-        }
+        batch.marked = marker.mark(batch, outcome);
         if (outcome.outage() != null) {
             return kafkaOutage(outcome.outage());
         }
@@ -311,6 +321,16 @@ final class JdbcPollingSource implements PollingSource {
             return new long[0];
         }
         return inFlight.stream().map(Batch::claimedSeqs).flatMapToLong(java.util.Arrays::stream).toArray();
+    }
+
+    private static long lowestInFlight(Deque<Batch> inFlight) {
+        long lowest = Long.MAX_VALUE;
+        for (Batch b : inFlight) {
+            for (long seq : b.claimedSeqs()) {
+                lowest = Math.min(lowest, seq);
+            }
+        }
+        return lowest;
     }
 
     private static Set<String> blocked(Deque<Batch> inFlight) {

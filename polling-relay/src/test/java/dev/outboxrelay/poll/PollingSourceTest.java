@@ -12,6 +12,7 @@ import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -121,6 +122,24 @@ class PollingSourceTest {
         kafka.restart();
         assertDelivered(prefix + ".Down", during);
         await().atMost(WAIT).until(() -> recoveries.get() > 0 && source.isHealthy());
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+    }
+
+    @Test
+    void aLateCommitBelowTheScanFloorIsPublishedWhileNewerRowsKeepFlowing() throws Exception {
+        start(PollingRelays.settings(TABLE, Map.of()).pollInterval(Duration.ofSeconds(2)), Map.of(),
+                RelayListener.none());
+        try (Connection late = database.connect()) {
+            late.setAutoCommit(false);
+            List<String> lateIds = writer.insert(late, List.of(OutboxWriter.Row.of("Floor", "late-key", 1)));
+            // Thousands of newer rows are published and marked meanwhile: fetches start well above the late seq.
+            List<String> all = new ArrayList<>(Workload.start(writer, "Floor", 10, 300, 2, 0).join());
+            assertDelivered(prefix + ".Floor", all);
+            late.commit();
+            all.addAll(lateIds);
+            all.addAll(writer.insert(List.of(OutboxWriter.Row.of("Floor", "after", 1))));
+            assertDelivered(prefix + ".Floor", all);
+        }
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
     }
 
