@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Usage: {@code java -cp <test classpath> dev.outboxrelay.cdc.CdcRelayJarProbe <relay jar> <backlog rows>
  * <steady rows/s> <steady seconds> [jvm options...] [-- relay options...]}. Progress goes to stdout, the relay's
- * log to {@code /tmp/cdc-jar-probe-relay.log}.
+ * log to {@code /tmp/cdc-jar-probe-relay.log}. {@code -Dprobe.publicationColumns=true} narrows the publication to the
+ * contract columns first (an experiment: the relay does not do that itself).
  */
 final class CdcRelayJarProbe {
 
@@ -65,6 +66,11 @@ final class CdcRelayJarProbe {
         String topic = "jarprobe-" + UUID.randomUUID().toString().substring(0, 8);
         TestKafka.shared().createTopic(topic, 3);
 
+        if (Boolean.getBoolean("probe.publicationColumns")) {
+            // PostgreSQL 15+: a publication column list keeps created_at, seq... out of the stream altogether.
+            db.execute("ALTER PUBLICATION outbox_relay_pub SET TABLE outbox (id, aggregate_type, aggregate_id,"
+                    + " event_type, payload, headers)");
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvm);
@@ -122,6 +128,10 @@ final class CdcRelayJarProbe {
                         Files.readString(Path.of("/proc/loadavg")).trim());
             }
             // CPU seconds by process: where the machine's two cores went (relay JVM vs each PostgreSQL backend).
+            if (jvm.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
+                new ProcessBuilder("sh", "-c", "jcmd " + relay.pid() + " VM.native_memory summary | grep -E"
+                        + " '^(Total|-) .*committed' | sed 's/reserved=[0-9]*KB, //'").inheritIO().start().waitFor();
+            }
             new ProcessBuilder("sh", "-c", "ps -o pid,time,args -p " + relay.pid() + " | cut -c1-60;"
                     + " ps -eo pid,time,args | grep 'postgres: ' | grep -v grep | sort -k2 | tail -8")
                     .inheritIO().start().waitFor();
