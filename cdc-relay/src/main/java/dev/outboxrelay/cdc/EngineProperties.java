@@ -107,9 +107,10 @@ final class EngineProperties {
         p.put("poll.interval.ms", "10");
         p.put("status.update.interval.ms", "1000");
         p.put("record.processing.threads", "1");
-        // Debezium 3.6 queues a lag sample per event for a quantile sketch (MeasurementCollector, 1,000 slots,
-        // drained by one thread): nothing in the relay reads it, and on a busy machine the queue fills and logs
-        // a WARN per dropped sample. Disabled, the samples are discarded at once.
+        // Debezium 3.6 queues a lag sample per event (MeasurementCollector: 1,000 slots, not configurable, drained
+        // by one thread) for a quantile sketch nothing in the relay reads. Disabled, that thread discards each
+        // sample instead of updating the sketch; the queue still fills on a busy CPU and Debezium logs a WARN per
+        // dropped sample, which the relay's logback.xml silences.
         p.put("statistics.metrics.enabled", "false");
         // Connection losses (a killed walsender, a restarted database): restart the task, forever.
         p.put("errors.max.retries", "-1");
