@@ -21,6 +21,9 @@ final class EngineProperties {
             "column.exclude.list", "snapshot.mode",
             "slot.drop.on.stop", "topic.prefix", "tombstones.on.delete", "transforms", "predicates");
 
+    /** Debezium's queue holds this many batches: see {@link #build}. */
+    static final int QUEUE_BATCHES = 2;
+
     /** Debezium's default batch size in the relay: see {@link #maxBatchSize}. */
     static final int DEFAULT_MAX_BATCH_SIZE = 2048;
 
@@ -97,10 +100,18 @@ final class EngineProperties {
         // Throughput: batches pipelined by the relay (see Pipeline), short waits; records stay Connect Structs (no
         // JSON round trip). With MAX_UNSETTLED_EVENTS, max.batch.size bounds the duplicates of a crash.
         p.put("max.batch.size", Integer.toString(maxBatchSize(s)));
-        p.put("max.queue.size", "32768");
+        // Debezium's queue only has to keep the next batch ready while the relay sends this one. Every queued record
+        // is a few KB of Connect structs: 32,768 of them filled a 256 MB heap and the relay spent a quarter of its
+        // time in (full) GCs whenever decoding ran ahead of publishing.
+        p.put("max.queue.size", Integer.toString(QUEUE_BATCHES * maxBatchSize(s)));
         p.put("poll.interval.ms", "10");
         p.put("status.update.interval.ms", "1000");
         p.put("record.processing.threads", "1");
+        // Debezium 3.6 queues a lag sample per event (MeasurementCollector: 1,000 slots, not configurable, drained
+        // by one thread) for a quantile sketch nothing in the relay reads. Disabled, that thread discards each
+        // sample instead of updating the sketch; the queue still fills on a busy CPU and Debezium logs a WARN per
+        // dropped sample, which the relay's logback.xml silences.
+        p.put("statistics.metrics.enabled", "false");
         // Connection losses (a killed walsender, a restarted database): restart the task, forever.
         p.put("errors.max.retries", "-1");
         p.put("errors.retry.delay.initial.ms", "300");
