@@ -156,7 +156,6 @@ final class JdbcPollingSource implements PollingSource {
         PGConnection notifications = c.unwrap(PGConnection.class);
         boolean more = true;
         long pausedUntil = 0;
-        ScanFloor floor = new ScanFloor(settings.pollInterval());
         try (PreparedStatement fetch = queries.prepareFetch(c);
              Marker marker = Marker.open(settings, connections, queries, acknowledger, batches, listener)) {
             while (true) {
@@ -176,10 +175,8 @@ final class JdbcPollingSource implements PollingSource {
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {
                     long fetchStart = System.nanoTime();
-                    List<OutboxRow> rows = queries.fetch(fetch, floor.from(fetchStart), excluded(inFlight),
-                            settings.batchSize());
+                    List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), settings.batchSize());
                     long fetched = System.nanoTime();
-                    floor.fetched(rows.isEmpty() ? Long.MAX_VALUE : rows.get(0).seq(), lowestInFlight(inFlight));
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
                         continue;
@@ -321,16 +318,6 @@ final class JdbcPollingSource implements PollingSource {
             return new long[0];
         }
         return inFlight.stream().map(Batch::claimedSeqs).flatMapToLong(java.util.Arrays::stream).toArray();
-    }
-
-    private static long lowestInFlight(Deque<Batch> inFlight) {
-        long lowest = Long.MAX_VALUE;
-        for (Batch b : inFlight) {
-            for (long seq : b.claimedSeqs()) {
-                lowest = Math.min(lowest, seq);
-            }
-        }
-        return lowest;
     }
 
     private static Set<String> blocked(Deque<Batch> inFlight) {

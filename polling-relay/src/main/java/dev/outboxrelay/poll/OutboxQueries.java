@@ -25,8 +25,10 @@ final class OutboxQueries {
     OutboxQueries(OutboxTable table, PollSettings.OnPoison onPoison) {
         this.table = table;
         String t = table.quoted();
-        // The oldest unsent rows from a floor on (see ScanFloor: regular full scans from the start find a
-        // transaction that took a lower seq and committed late, instead of a cursor passing it). Rows settled by
+        // Always the oldest unsent rows, never "from a floor" or "after the last seq seen": a transaction that took
+        // a lower seq and commits late is picked up by the next fetch, before any later row of its keys. (A floor
+        // with periodic full scans was tried to skip the dead index entries of sent rows; it published later
+        // events of a key before a late-committing earlier one.) Rows settled by
         // batches still in flight are excluded by seq with "<> ALL": a filter on the ordered index scan, hashed by
         // PostgreSQL 15+ for a constant array. (An anti-join against unnest() was planned as a nested loop when
         // the statistics were stale after a large backlog: 300 ms per fetch instead of 6.) jsonb is read as text
@@ -37,7 +39,7 @@ final class OutboxQueries {
                 : "";
         this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
                 + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
-                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.seq >= ?"
+                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
                 + " AND o.seq <> ALL(?::bigint[])"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
         this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
@@ -81,15 +83,14 @@ final class OutboxQueries {
         return c.prepareStatement(fetchSql);
     }
 
-    /** The oldest unsent, live rows from seq {@code from} on, in seq order, except those with the given seqs. */
-    List<OutboxRow> fetch(PreparedStatement fetch, long from, long[] excluded, int limit) throws SQLException {
+    /** The oldest unsent, live rows in seq order, except those with the given seqs. */
+    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, int limit) throws SQLException {
         Long[] boxed = new Long[excluded.length];
         for (int i = 0; i < excluded.length; i++) {
             boxed[i] = excluded[i];
         }
-        fetch.setLong(1, from);
-        fetch.setArray(2, fetch.getConnection().createArrayOf("int8", boxed));
-        fetch.setInt(3, limit);
+        fetch.setArray(1, fetch.getConnection().createArrayOf("int8", boxed));
+        fetch.setInt(2, limit);
         List<OutboxRow> rows = new ArrayList<>(limit);
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {

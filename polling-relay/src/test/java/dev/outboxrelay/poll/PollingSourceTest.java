@@ -126,19 +126,20 @@ class PollingSourceTest {
     }
 
     @Test
-    void aLateCommitBelowTheScanFloorIsPublishedWhileNewerRowsKeepFlowing() throws Exception {
+    void aLateCommitIsPublishedInKeyOrderWhileNewerRowsKeepFlowing() throws Exception {
         start(PollingRelays.settings(TABLE, Map.of()).pollInterval(Duration.ofSeconds(2)), Map.of(),
                 RelayListener.none());
         try (Connection late = database.connect()) {
             late.setAutoCommit(false);
-            List<String> lateIds = writer.insert(late, List.of(OutboxWriter.Row.of("Floor", "late-key", 1)));
-            // Thousands of newer rows are published and marked meanwhile: fetches start well above the late seq.
-            List<String> all = new ArrayList<>(Workload.start(writer, "Floor", 10, 300, 2, 0).join());
-            assertDelivered(prefix + ".Floor", all);
+            List<String> lateIds = writer.insert(late, List.of(OutboxWriter.Row.of("Late", "late-key", 1)));
+            // Thousands of newer rows are published and marked meanwhile, far above the late row's seq.
+            List<String> all = new ArrayList<>(Workload.start(writer, "Late", 10, 300, 2, 0).join());
+            assertDelivered(prefix + ".Late", all);
             late.commit();
             all.addAll(lateIds);
-            all.addAll(writer.insert(List.of(OutboxWriter.Row.of("Floor", "after", 1))));
-            assertDelivered(prefix + ".Floor", all);
+            // The key's next event commits right after: it must not overtake the late one (a seq floor did).
+            all.addAll(writer.insert(List.of(OutboxWriter.Row.of("Late", "late-key", 2))));
+            assertDelivered(prefix + ".Late", all);
         }
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
     }
