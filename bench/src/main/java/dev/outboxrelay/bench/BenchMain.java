@@ -22,10 +22,11 @@ import picocli.CommandLine.Option;
 @Command(name = "outbox-bench", mixinStandardHelpOptions = true, sortOptions = false,
         version = "outbox-bench 0.1.0-SNAPSHOT",
         description = {
-            "Measures the relay (poll mark, poll delete, cdc) against a naive poller, a batched",
-            "poller, stock Debezium and the ceilings (raw Kafka producer K, writer insert rate I)",
-            "on one machine, with its own PostgreSQL and Kafka broker. A consumer checks every",
-            "scenario: a lost event fails the run. Result: stdout and bench/results/<date>-<mode>.md."},
+            "Measures the relay (poll mark, poll delete, cdc) against a naive poller,",
+            "a batched poller, stock Debezium and the ceilings (raw Kafka producer K,",
+            "writer insert rate I) on one machine, with its own PostgreSQL and Kafka",
+            "broker. A consumer checks every scenario: a lost event fails the run.",
+            "Result: stdout and bench/results/<date>-<mode>.md."},
         footer = {"", "Examples:",
             "  java -jar bench/target/outbox-bench.jar --quick      # under 3 minutes",
             "  java -jar bench/target/outbox-bench.jar              # full run, under 20 min",
@@ -44,7 +45,7 @@ public final class BenchMain implements Callable<Integer> {
             description = "The shaded relay jar (default: relay/target/outbox-relay.jar next to this jar's module).")
     private Path relayJar;
 
-    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m",
+    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m -Xms32m -XX:+UseSerialGC",
             description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
     private String relayJvmOpts;
 

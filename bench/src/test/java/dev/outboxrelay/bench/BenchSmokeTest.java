@@ -21,7 +21,7 @@ class BenchSmokeTest {
     void everyScenarioRunsAndLosesNothing() throws Exception {
         assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
 
-        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m"),
+        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m", "-Xms32m", "-XX:+UseSerialGC"),
                 Set.of(), "smoke test"));
 
         assertThat(result.outcomes()).containsOnlyKeys(Bench.SLUGS);
