@@ -24,9 +24,10 @@ public final class PollOptions {
             .build();
 
     public static final Option<Integer> PIPELINE_DEPTH = Option.integer("pipeline-depth")
-            .defaultValue("2")
+            .defaultValue("3")
             .validate(Validator.between(1, 16))
-            .doc("Batches in flight at once (the next is fetched and sent while Kafka acknowledges the previous).")
+            .doc("Batches in flight at once, from fetch until marked (the next is fetched and sent while Kafka"
+                    + " acknowledges and the marker marks the previous).")
             .example("1")
             .build();
 

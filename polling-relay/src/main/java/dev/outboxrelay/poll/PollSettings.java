@@ -140,7 +140,7 @@ public final class PollSettings {
         private OutboxTable table = OutboxTable.DEFAULT;
         private OnPublish onPublish = OnPublish.MARK;
         private int batchSize = 1000;
-        private int pipelineDepth = 2;
+        private int pipelineDepth = 3;
         private Duration pollInterval = Duration.ofMillis(500);
         private int maxAttempts = 10;
         private OnPoison onPoison = OnPoison.BLOCK;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class PollKillIT {
 
     private static final int BATCH_SIZE = 500;
-    private static final int PIPELINE_DEPTH = 2;
+    private static final int PIPELINE_DEPTH = 3;
     private static final int KILLS = 6;
 
     private KillScenario scenario;
