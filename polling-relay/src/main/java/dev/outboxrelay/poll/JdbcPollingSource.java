@@ -262,7 +262,8 @@ final class JdbcPollingSource implements PollingSource {
             try {
                 batch.acked().get(Math.max(0, left), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
-                LOG.warn("Stopping with unacknowledged batches; their rows stay unsent and will be published again");
+                LOG.warn("Stopping with {} unacknowledged batches; their rows stay unsent and will be published again",
+                        inFlight.stream().filter(b -> b.marked == null).count());
                 break;
             }
             settle(batch, marker, 0);

@@ -25,14 +25,12 @@ final class OutboxQueries {
     OutboxQueries(OutboxTable table, PollSettings.OnPoison onPoison) {
         this.table = table;
         String t = table.quoted();
-        // Always the oldest unsent rows, never "from a floor" or "after the last seq seen": a transaction that took
-        // a lower seq and commits late is picked up by the next fetch, before any later row of its keys. (A floor
-        // with periodic full scans was tried to skip the dead index entries of sent rows; it published later
-        // events of a key before a late-committing earlier one.) Rows settled by
-        // batches still in flight are excluded by seq with "<> ALL": a filter on the ordered index scan, hashed by
-        // PostgreSQL 15+ for a constant array. (An anti-join against unnest() was planned as a nested loop when
-        // the statistics were stale after a large backlog: 300 ms per fetch instead of 6.) jsonb is read as text
-        // so the driver does no JSON work.
+        // Always the oldest unsent rows, never "from a floor" or "after the last seq seen": a transaction that
+        // took a lower seq and commits late is picked up by the next fetch, before any later row of its keys (a
+        // floor with periodic full scans published a key's later event first). Rows of batches still in the
+        // pipeline are excluded with "<> ALL", a filter on the ordered index scan that PostgreSQL 15+ hashes (an
+        // anti-join against unnest() became a 300 ms nested loop on stale statistics). jsonb is read as text so
+        // the driver does no JSON work.
         String blockedByDeadLetter = onPoison == PollSettings.OnPoison.BLOCK
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
