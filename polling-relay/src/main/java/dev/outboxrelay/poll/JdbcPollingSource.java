@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One worker thread per source. As a standby it retries the table's advisory lock; as the active poller it
- * runs a pipeline on that same connection: fetch the oldest unsent rows, send them, and while Kafka
- * acknowledges, fetch and send the next batch; acknowledged batches are marked strictly in order by the
- * {@link Marker} on a second session. Every fetch runs on the lock-holding session, so losing it stops
+ * runs a pipeline on that same connection: fetch the oldest unsent rows (from the {@link CommitHorizon}'s
+ * floor), send them, and while Kafka acknowledges, fetch and send the next batch; acknowledged batches are
+ * marked strictly in order by the {@link Marker} on a second session. Every fetch runs on the lock-holding session, so losing it stops
  * fetching at once.
  */
 final class JdbcPollingSource implements PollingSource {
@@ -158,6 +158,7 @@ final class JdbcPollingSource implements PollingSource {
         long pausedUntil = 0;
         try (PreparedStatement fetch = queries.prepareFetch(c);
              Marker marker = Marker.open(settings, connections, queries, acknowledger, batches, listener)) {
+            CommitHorizon horizon = CommitHorizon.open(c, queries);
             while (true) {
                 pausedUntil = handOver(inFlight, marker, pausedUntil);
                 while (!inFlight.isEmpty() && inFlight.peek().marked != null && inFlight.peek().marked.isDone()) {
@@ -174,8 +175,10 @@ final class JdbcPollingSource implements PollingSource {
                     continue;
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {
+                    horizon.advance(c);
                     long fetchStart = System.nanoTime();
-                    List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), settings.batchSize());
+                    List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), horizon.floor(),
+                            settings.batchSize());
                     long fetched = System.nanoTime();
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
@@ -184,6 +187,7 @@ final class JdbcPollingSource implements PollingSource {
                     Batch batch = batches.send(rows, blocked(inFlight));
                     batch.fetchMicros = (fetched - fetchStart) / 1000;
                     batch.sendMicros = (System.nanoTime() - fetched) / 1000;
+                    horizon.fetched(c, rows);
                     if (batch.outage != null) {
                         pausedUntil = kafkaOutage(batch.outage);
                         more = true; // retry the held rows as soon as the backoff is over

@@ -21,13 +21,14 @@ final class OutboxQueries {
     private final OutboxTable table;
     private final String fetchSql;
     private final String purgeSql;
+    private final String lowestPendingSql;
 
     OutboxQueries(OutboxTable table, PollSettings.OnPoison onPoison) {
         this.table = table;
         String t = table.quoted();
-        // Always the oldest unsent rows, never "from a floor" or "after the last seq seen": a transaction that
-        // took a lower seq and commits late is picked up by the next fetch, before any later row of its keys (a
-        // floor with periodic full scans published a key's later event first). Rows of batches still in the
+        // Always the oldest unsent rows from the commit horizon's floor (CommitHorizon: no row below it is unsent
+        // or can still commit), never "after the last seq seen": a transaction that took a lower seq and commits
+        // late is picked up by the next fetch, before any later row of its keys. Rows of batches still in the
         // pipeline are excluded with "<> ALL", a filter on the ordered index scan that PostgreSQL 15+ hashes (an
         // anti-join against unnest() became a 300 ms nested loop on stale statistics). jsonb is read as text so
         // the driver does no JSON work.
@@ -38,8 +39,12 @@ final class OutboxQueries {
         this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
                 + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
                 + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
-                + " AND o.seq <> ALL(?::bigint[])"
+                + " AND o.seq <> ALL(?::bigint[]) AND o.seq >= ?"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
+        // A live dead letter pins the floor, so one put back for the relay (retry) is below no floor.
+        this.lowestPendingSql = "SELECT least((SELECT min(seq) FROM " + t
+                + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND seq >= ?), (SELECT min(seq) FROM " + t
+                + " WHERE dead_lettered_at IS NOT NULL AND discarded_at IS NULL))";
         this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
                 + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"
                 + " ORDER BY sent_at LIMIT ?)";
@@ -55,10 +60,19 @@ final class OutboxQueries {
      * as the backlog grew (a benchmark run stopped delivering for a minute); the index scan takes 22 ms.
      */
     void prepareSession(Connection c, String relayName) throws SQLException {
+        prepareSession(c, relayName, true);
+    }
+
+    /**
+     * As {@link #prepareSession(Connection, String)}; without {@code customPlans} PostgreSQL may reuse a generic
+     * plan. The marker's by-id UPDATE has one good plan, and planning it with 1,000 constant ids took 2-4 ms.
+     */
+    void prepareSession(Connection c, String relayName, boolean customPlans) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false),"
-                + " set_config('plan_cache_mode', 'force_custom_plan', false),"
+                + " set_config('plan_cache_mode', ?, false),"
                 + " set_config('enable_sort', 'off', false)")) {
             ps.setString(1, relayName);
+            ps.setString(2, customPlans ? "force_custom_plan" : "auto");
             ps.execute();
         }
     }
@@ -91,14 +105,15 @@ final class OutboxQueries {
         return c.prepareStatement(fetchSql);
     }
 
-    /** The oldest unsent, live rows in seq order, except those with the given seqs. */
-    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, int limit) throws SQLException {
+    /** The oldest unsent, live rows from {@code floor} on in seq order, except those with the given seqs. */
+    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, int limit) throws SQLException {
         Long[] boxed = new Long[excluded.length];
         for (int i = 0; i < excluded.length; i++) {
             boxed[i] = excluded[i];
         }
         fetch.setArray(1, fetch.getConnection().createArrayOf("int8", boxed));
-        fetch.setInt(2, limit);
+        fetch.setLong(2, floor);
+        fetch.setInt(3, limit);
         List<OutboxRow> rows = new ArrayList<>(limit);
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {
@@ -108,6 +123,65 @@ final class OutboxQueries {
             }
         }
         return rows;
+    }
+
+    /**
+     * The identity sequence's cache size behind {@code seq}, or 0 when {@code seq} is not drawn from a sequence.
+     * With a cache above 1 sessions draw seqs from private ranges, so seq order is not draw order.
+     */
+    long seqCache(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT s.seqcache FROM pg_catalog.pg_sequence s"
+                + " WHERE s.seqrelid = pg_catalog.pg_get_serial_sequence(?, 'seq')::regclass")) {
+            ps.setString(1, table.quoted());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    /**
+     * The transactions (virtual ids) that may be writing the table now: every holder of a lock stronger than
+     * a plain read's. An INSERT holds RowExclusiveLock from before it draws its seq until its transaction ends.
+     */
+    String[] writers(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(array_agg(DISTINCT l.virtualtransaction),"
+                + " '{}') FROM pg_catalog.pg_locks l WHERE l.locktype = 'relation' AND l.relation = ?::regclass"
+                + " AND l.mode <> 'AccessShareLock' AND l.pid IS DISTINCT FROM pg_catalog.pg_backend_pid()")) {
+            ps.setString(1, table.quoted());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return (String[]) rs.getArray(1).getArray();
+            }
+        }
+    }
+
+    /**
+     * Whether any of {@code writers} still holds a lock on the table, or a prepared transaction does (a
+     * transaction that prepares moves its locks to a new virtual id, and its rows commit later).
+     */
+    boolean stillWriting(Connection c, String[] writers) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
+                + " WHERE l.locktype = 'relation' AND l.relation = ?::regclass"
+                + " AND (l.virtualtransaction = ANY(?::text[]) OR l.pid IS NULL))")) {
+            ps.setString(1, table.quoted());
+            ps.setArray(2, c.createArrayOf("text", writers));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** The lowest seq of an unsent live row at or above {@code floor} or of any live dead letter; -1 if none. */
+    long lowestPending(Connection c, long floor) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(lowestPendingSql)) {
+            ps.setLong(1, floor);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long seq = rs.getLong(1);
+                return rs.wasNull() ? -1 : seq;
+            }
+        }
     }
 
     /** Deletes at most {@code limit} rows sent more than {@code retention} ago; returns how many. */

@@ -67,7 +67,8 @@ class OutboxQueriesTest {
     private static List<String> explain(Connection c, String sql, Long[] excluded) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
             ps.setArray(1, c.createArrayOf("int8", excluded));
-            ps.setInt(2, 1000);
+            ps.setLong(2, 0);
+            ps.setInt(3, 1000);
             List<String> lines = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
