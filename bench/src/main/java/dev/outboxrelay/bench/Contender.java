@@ -26,6 +26,11 @@ interface Contender extends AutoCloseable {
         return OptionalLong.empty();
     }
 
+    /** The contender's own process, if it has one. */
+    default OptionalLong pid() {
+        return OptionalLong.empty();
+    }
+
     /** Stops it and waits; must not throw. */
     @Override
     void close();

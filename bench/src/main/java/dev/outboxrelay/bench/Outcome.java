@@ -23,9 +23,12 @@ record Outcome(String name, Drain drain, Steady steady, Saturation saturation, O
         }
     }
 
-    /** Steady state: offered rate, end-to-end latency (commit returned → consumer received) and backlog. */
+    /**
+     * Steady state: offered rate, end-to-end latency (commit returned → consumer received), backlog, and where
+     * the CPU went from the first write until the relay caught up.
+     */
     record Steady(double targetRate, double offeredRate, long events, double p50Ms, double p99Ms, double p999Ms,
-                  double maxMs, long maxBacklog, boolean caughtUp) {
+                  double maxMs, long maxBacklog, boolean caughtUp, CpuMeter.Split cpu) {
     }
 
     /** Writers flat out while the relay runs: what was written, what was delivered, what was left over. */

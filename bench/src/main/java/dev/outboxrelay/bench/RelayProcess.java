@@ -132,6 +132,11 @@ final class RelayProcess implements Contender {
         }
     }
 
+    @Override
+    public OptionalLong pid() {
+        return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
+    }
+
     /** VmHWM of the relay process, read from /proc while it runs (and kept from the last read after it ends). */
     @Override
     public OptionalLong peakRssBytes() {

@@ -104,6 +104,23 @@ final class Report {
                     + fmt(s.maxBacklog()) + " | " + (s.caughtUp() ? "yes" : "**no**") + " |");
         }
         out.add("");
+        out.add("Where the CPU went, from the first write of the steady phase until the relay caught up (% of one core;"
+                + " the machine has " + Runtime.getRuntime().availableProcessors() + " cores; \"other\" is the rest"
+                + " of the machine: PostgreSQL's background processes, the OS). The relay's CPU per event (its JVM"
+                + " and its database sessions) is the figure that does not depend on how busy the machine was.");
+        out.add("");
+        out.add("| mode | relay JVM | relay's db sessions | writers' db sessions | bench JVM (writer clients, consumer,"
+                + " broker) | other | machine busy | relay CPU µs/event |");
+        out.add("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (Outcome x : relays) {
+            CpuMeter.Split cpu = x.steady().cpu();
+            double listed = cpu.relayJvm() + cpu.relayDb() + cpu.writersDb() + cpu.benchJvm();
+            out.add("| " + x.name() + " | " + pct(cpu.relayJvm(), cpu) + " | " + pct(cpu.relayDb(), cpu) + " | "
+                    + pct(cpu.writersDb(), cpu) + " | " + pct(cpu.benchJvm(), cpu) + " | "
+                    + pct(Math.max(0, cpu.machine() - listed), cpu) + " | " + pct(cpu.machine(), cpu) + " | "
+                    + String.format(Locale.ROOT, "%.1f", cpu.relayMicrosPerEvent(x.steady().events())) + " |");
+        }
+        out.add("");
         out.add("## Relay under full write load");
         out.add("");
         out.add("Writers run flat out for " + c.saturation().toSeconds() + " s while the relay runs (they share the"
@@ -139,6 +156,11 @@ final class Report {
 
     static String fmt(double v) {
         return String.format(Locale.ROOT, "%,d", Math.round(v));
+    }
+
+    private static String pct(double cpuSeconds, CpuMeter.Split cpu) {
+        return Double.isNaN(cpuSeconds) ? "n/a"
+                : String.format(Locale.ROOT, "%.0f %%", 100 * cpuSeconds / cpu.wallSeconds());
     }
 
     private static String ms(double v) {

@@ -8,6 +8,7 @@ import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,7 +91,7 @@ final class ScenarioRunner {
                 LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 if (relayPhases) {
-                    steady = steady(rx, load, insertRate / 2, name);
+                    steady = steady(rx, load, insertRate / 2, name, db, contender.pid());
                     saturation = saturation(rx, load, name);
                 }
                 rss = contender.peakRssBytes();
@@ -116,14 +117,22 @@ final class ScenarioRunner {
         return new Outcome.Drain(config.backlog(), (rx.lastNewNanos() - resumed) / 1e9, false);
     }
 
-    private Outcome.Steady steady(Receiver rx, OutboxLoad load, double rate, String name) throws InterruptedException {
+    private Outcome.Steady steady(Receiver rx, OutboxLoad load, double rate, String name, TestDatabase db,
+                                  OptionalLong relayPid) throws InterruptedException, SQLException {
         LOG.info("[{}] steady state at {} rows/s for {} s", name, Math.round(rate), config.steady().toSeconds());
         long first = load.committed();
         AtomicLong maxBacklog = new AtomicLong();
         Thread sampler = backlogSampler(rx, load, maxBacklog);
+        CpuMeter cpu = CpuMeter.start(db, relayPid);
         long elapsed = load.writeFor(config.steady(), rate);
         long end = load.committed();
         boolean caughtUp = rx.awaitDistinct(end, Duration.ofSeconds(60));
+        CpuMeter.Split split = cpu.stop();
+        LOG.info("[{}] CPU seconds in {} s: relay JVM {}, relay's database sessions {}, writers' sessions {},"
+                + " bench JVM {}, machine {}", name, String.format("%.1f", split.wallSeconds()),
+                String.format("%.1f", split.relayJvm()), String.format("%.1f", split.relayDb()),
+                String.format("%.1f", split.writersDb()), String.format("%.1f", split.benchJvm()),
+                String.format("%.1f", split.machine()));
         sampler.interrupt();
         sampler.join();
         long[] latencies = new long[(int) (end - first)];
@@ -137,7 +146,7 @@ final class ScenarioRunner {
         Arrays.sort(latencies, 0, n);
         return new Outcome.Steady(rate, (end - first) * 1e9 / elapsed, end - first, pct(latencies, n, 0.50),
                 pct(latencies, n, 0.99), pct(latencies, n, 0.999), n == 0 ? 0 : latencies[n - 1] / 1e6,
-                maxBacklog.get(), caughtUp);
+                maxBacklog.get(), caughtUp, split);
     }
 
     private Outcome.Saturation saturation(Receiver rx, OutboxLoad load, String name) throws InterruptedException {

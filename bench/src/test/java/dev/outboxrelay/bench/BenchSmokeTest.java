@@ -33,8 +33,15 @@ class BenchSmokeTest {
         for (String relay : List.of("poll-mark", "poll-delete", "cdc")) {
             assertThat(result.outcomes().get(relay).steady()).as(relay).isNotNull();
             assertThat(result.outcomes().get(relay).peakRss()).as(relay).isPresent();
+            CpuMeter.Split cpu = result.outcomes().get(relay).steady().cpu();
+            assertThat(cpu.relayJvm()).as("%s: relay JVM CPU seconds", relay).isPositive();
+            assertThat(cpu.relayDb()).as("%s: relay's database sessions' CPU seconds", relay).isPositive();
+            assertThat(cpu.writersDb()).as("%s: writers' sessions' CPU seconds", relay).isPositive();
+            assertThat(cpu.machine()).as("%s: machine busy CPU seconds", relay)
+                    .isGreaterThanOrEqualTo(cpu.relayJvm() + cpu.relayDb());
         }
         String markdown = Report.markdown(result);
+        assertThat(markdown).contains("relay CPU µs/event");
         for (String ratio : List.of("poll/batched", "poll/naive", "cdc/debezium", "cdc/poll", "poll/K", "cdc/K",
                 "steady/I")) {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
