@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.postgresql.PGConnection;
 
 /** The poll source's SQL, rendered once for a table. */
 final class OutboxQueries {
@@ -107,11 +108,8 @@ final class OutboxQueries {
 
     /** The oldest unsent, live rows from {@code floor} on in seq order, except those with the given seqs. */
     List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, int limit) throws SQLException {
-        Long[] boxed = new Long[excluded.length];
-        for (int i = 0; i < excluded.length; i++) {
-            boxed[i] = excluded[i];
-        }
-        fetch.setArray(1, fetch.getConnection().createArrayOf("int8", boxed));
+        // A primitive array: the driver writes it without boxing or per-element escaping (seen in profiles).
+        fetch.setArray(1, fetch.getConnection().unwrap(PGConnection.class).createArrayOf("int8", excluded));
         fetch.setLong(2, floor);
         fetch.setInt(3, limit);
         List<OutboxRow> rows = new ArrayList<>(limit);

@@ -64,6 +64,23 @@ class OutboxQueriesTest {
         }
     }
 
+    @Test
+    void theFetchLeavesOutTheRowsOfBatchesInFlightAndStartsAtTheFloor() throws Exception {
+        database.execute(String.format(INSERT, 20));
+        long first = database.queryLong("SELECT min(seq) FROM outbox");
+        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
+        try (Connection c = database.connect()) {
+            queries.prepareSession(c, "fetch-test");
+            try (PreparedStatement fetch = queries.prepareFetch(c)) {
+                List<OutboxRow> rows = queries.fetch(fetch, new long[] {first, first + 2}, first, 5);
+                assertThat(rows).extracting(OutboxRow::seq)
+                        .containsExactly(first + 1, first + 3, first + 4, first + 5, first + 6);
+                assertThat(queries.fetch(fetch, new long[0], first + 18, 5)).extracting(OutboxRow::seq)
+                        .containsExactly(first + 18, first + 19);
+            }
+        }
+    }
+
     private static List<String> explain(Connection c, String sql, Long[] excluded) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
             ps.setArray(1, c.createArrayOf("int8", excluded));
