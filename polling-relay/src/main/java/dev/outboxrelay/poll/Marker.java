@@ -58,7 +58,7 @@ final class Marker implements AutoCloseable {
         Connection c = connections.connect();
         try {
             c.setAutoCommit(true);
-            queries.prepareSession(c, settings.relayName(), false);
+            queries.prepareSession(c, settings.relayName());
             return new Marker(settings, acknowledger, batches, listener, c);
         } catch (SQLException | RuntimeException e) {
             c.close();

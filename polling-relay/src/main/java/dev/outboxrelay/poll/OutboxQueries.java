@@ -61,19 +61,10 @@ final class OutboxQueries {
      * as the backlog grew (a benchmark run stopped delivering for a minute); the index scan takes 22 ms.
      */
     void prepareSession(Connection c, String relayName) throws SQLException {
-        prepareSession(c, relayName, true);
-    }
-
-    /**
-     * As {@link #prepareSession(Connection, String)}; without {@code customPlans} PostgreSQL may reuse a generic
-     * plan. The marker's by-id UPDATE has one good plan, and planning it with 1,000 constant ids took 2-4 ms.
-     */
-    void prepareSession(Connection c, String relayName, boolean customPlans) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false),"
-                + " set_config('plan_cache_mode', ?, false),"
+                + " set_config('plan_cache_mode', 'force_custom_plan', false),"
                 + " set_config('enable_sort', 'off', false)")) {
             ps.setString(1, relayName);
-            ps.setString(2, customPlans ? "force_custom_plan" : "auto");
             ps.execute();
         }
     }
