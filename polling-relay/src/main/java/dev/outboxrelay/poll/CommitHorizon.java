@@ -32,7 +32,7 @@ final class CommitHorizon {
      * the writers ended is probed every tenth of that.
      */
     private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    static final long RESCAN_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final long RESCAN_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final OutboxQueries queries;
     private final boolean enabled;
@@ -76,13 +76,10 @@ final class CommitHorizon {
         if (!enabled || candidate >= 0 || rows.isEmpty() || now - nextRound < 0) {
             return;
         }
-        long max = rows.get(rows.size() - 1).seq();
-        for (OutboxRow row : rows) {
-            max = Math.max(max, row.seq());
-        }
-        // Read after the fetch: anyone who drew a seq up to max held the lock then, and holds it until it ends.
+        // Read after the fetch: anyone who drew a seq up to the highest fetched (the last: rows come in seq order)
+        // held the lock then, and holds it until its transaction ends.
         writers = queries.writers(c);
-        candidate = max;
+        candidate = rows.get(rows.size() - 1).seq();
         nextProbe = now + checkNanos / 10;
     }
 

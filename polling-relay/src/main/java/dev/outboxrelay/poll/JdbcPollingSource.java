@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * One worker thread per source. As a standby it retries the table's advisory lock; as the active poller it
  * runs a pipeline on that same connection: fetch the oldest unsent rows (from the {@link CommitHorizon}'s
  * floor), send them, and while Kafka acknowledges, fetch and send the next batch; acknowledged batches are
- * marked strictly in order by the {@link Marker} on a second session. Every fetch runs on the lock-holding session, so losing it stops
- * fetching at once.
+ * marked strictly in order by the {@link Marker} on a second session. Every fetch runs on the lock-holding
+ * session, so losing it stops fetching at once.
  */
 final class JdbcPollingSource implements PollingSource {
 
