@@ -43,7 +43,7 @@ final class Bench {
 
     /** Everything measured. */
     record Result(Options options, Instant started, Duration wall, double kafkaRate, double insertRate,
-                  double steadyBaseRate, Map<String, Outcome> outcomes, String loadStart, String loadEnd, List<String> notes, Path logs) {
+                  double steadyBaseRate, double databaseInsertRate, Map<String, Outcome> outcomes, String loadStart, String loadEnd, List<String> notes, Path logs) {
 
         boolean nothingLost() {
             return outcomes.values().stream().allMatch(o -> o.verdict().nothingLost());
@@ -71,15 +71,18 @@ final class Bench {
             notes.add("Kafka: one in-process KRaft broker (test-kit TestKafka, inside the bench JVM), "
                     + config.partitions() + " partitions per topic, replication factor 1");
             notes.add("relay: " + options.relayJar() + " as a subprocess, JVM options " + options.relayJvmOptions());
-            notes.add("writer: " + config.writerThreads() + " threads, " + OutboxLoad.TX_ROWS + "-row transactions, "
+            notes.add("writer: " + config.writers() + " thread (warm-ups, backlogs and the stress phase: "
+                    + config.fillThreads() + " threads), " + OutboxLoad.TX_ROWS + "-row transactions, "
                     + config.aggregates() + " aggregates, ~" + Payloads.json(123_456, Payloads.aggregateId(123)).length()
                     + "-byte JSON payload");
             ScenarioRunner runner = new ScenarioRunner(config, postgres, kafka);
 
             kafka.createTopic("bench-ceiling-k", config.partitions());
             double kStart = kafkaCeiling(config, kafka);
-            double iStart = insertCeiling(config, runner);
-            LOG.info("ceilings at start: K {} records/s, I {} rows/s", Math.round(kStart), Math.round(iStart));
+            double iStart = insertCeiling(config, runner, config.writers());
+            double dbStart = insertCeiling(config, runner, config.fillThreads());
+            LOG.info("ceilings at start: K {} records/s, I {} rows/s, {} writers {} rows/s", Math.round(kStart),
+                    Math.round(iStart), config.fillThreads(), Math.round(dbStart));
 
             Map<String, Outcome> outcomes = new LinkedHashMap<>();
             String bootstrap = kafka.bootstrapServers();
@@ -104,13 +107,16 @@ final class Bench {
             // A ceiling is the best the machine managed: on a shared machine start and end differ, so measure
             // both and report both.
             double kEnd = kafkaCeiling(config, kafka);
-            double iEnd = insertCeiling(config, runner);
-            LOG.info("ceilings at end: K {} records/s, I {} rows/s", Math.round(kEnd), Math.round(iEnd));
+            double iEnd = insertCeiling(config, runner, config.writers());
+            double dbEnd = insertCeiling(config, runner, config.fillThreads());
+            LOG.info("ceilings at end: K {} records/s, I {} rows/s, {} writers {} rows/s", Math.round(kEnd),
+                    Math.round(iEnd), config.fillThreads(), Math.round(dbEnd));
             notes.add(String.format(java.util.Locale.ROOT, "ceilings at start / end: K %,.0f / %,.0f records/s,"
-                    + " I %,.0f / %,.0f rows/s (the higher is used; the steady state offered 50 %% of I at start)",
-                    kStart, kEnd, iStart, iEnd));
+                    + " I %,.0f / %,.0f rows/s, %d writers %,.0f / %,.0f rows/s (the higher is used; the steady"
+                    + " state offered 50 %% of I at start)", kStart, kEnd, iStart, iEnd, config.fillThreads(),
+                    dbStart, dbEnd));
             return new Result(options, started, Duration.ofNanos(System.nanoTime() - t0), Math.max(kStart, kEnd),
-                    Math.max(iStart, iEnd), iStart, outcomes, loadStart, MachineNotes.loadAverage(), notes, logs);
+                    Math.max(iStart, iEnd), iStart, Math.max(dbStart, dbEnd), outcomes, loadStart, MachineNotes.loadAverage(), notes, logs);
         }
     }
 
@@ -119,12 +125,12 @@ final class Bench {
                 config.aggregates());
     }
 
-    private static double insertCeiling(BenchConfig config, ScenarioRunner runner) throws Exception {
+    private static double insertCeiling(BenchConfig config, ScenarioRunner runner, int writers) throws Exception {
         TestDatabase db = runner.freshDatabase("ceiling_i");
         try {
-            OutboxLoad load = new OutboxLoad(db, config.writerThreads(), config.aggregates());
-            load.writeRows(config.warmup()); // warm the JIT and the connections
-            return Ceilings.insertRate(load, config.insertRows());
+            OutboxLoad load = new OutboxLoad(db, config.aggregates());
+            load.writeRows(config.warmup(), writers); // warm the JIT and the connections
+            return Ceilings.insertRate(load, config.insertRows(), writers);
         } finally {
             db.drop();
         }

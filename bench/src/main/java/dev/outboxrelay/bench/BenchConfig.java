@@ -6,7 +6,11 @@ import java.time.Duration;
  * The sizes of one run.
  *
  * @param label         {@code quick}, {@code full} or {@code smoke}; names the result file
- * @param writerThreads application writer threads (each with its own connection)
+ * @param writers       the application writer the issues measure against: I is its flat-out rate, the steady state
+ *                      offers half of it, the full-load phase runs it flat out ("a single writer committing
+ *                      100-row transactions as fast as it can")
+ * @param fillThreads   writer threads (each with its own connection) that write warm-ups and backlogs, and load
+ *                      the stress phase and the database's own insert ceiling
  * @param aggregates    distinct aggregate ids (record keys)
  * @param partitions    partitions of every scenario topic
  * @param kafkaRecords  records sent for the raw-producer ceiling K
@@ -16,27 +20,28 @@ import java.time.Duration;
  * @param backlog       pre-filled backlog every contender drains
  * @param naiveCap      how long the naive poller may drain before its rate is taken
  * @param steady        duration of the steady state at 50 % of I
- * @param saturation    duration of the full-write-load phase
+ * @param saturation    duration of the full-write-load phase (the writer flat out)
+ * @param stress        duration of the stress phase ({@code fillThreads} writers flat out)
  */
-record BenchConfig(String label, int writerThreads, int aggregates, int partitions, long kafkaRecords,
+record BenchConfig(String label, int writers, int fillThreads, int aggregates, int partitions, long kafkaRecords,
                    long insertRows, long warmup, long backlog, Duration naiveCap, Duration steady,
-                   Duration saturation) {
+                   Duration saturation, Duration stress) {
 
     /** Under 3 minutes on the 2-core machine. */
     static BenchConfig quick() {
-        return new BenchConfig("quick", 4, 1000, 3, 50_000, 20_000, 3_000, 10_000, Duration.ofSeconds(5),
-                Duration.ofSeconds(8), Duration.ofSeconds(4));
+        return new BenchConfig("quick", 1, 4, 1000, 3, 50_000, 20_000, 3_000, 10_000, Duration.ofSeconds(5),
+                Duration.ofSeconds(8), Duration.ofSeconds(4), Duration.ofSeconds(4));
     }
 
     /** Under 20 minutes on the 2-core machine. */
     static BenchConfig full() {
-        return new BenchConfig("full", 4, 1000, 3, 1_000_000, 200_000, 20_000, 200_000, Duration.ofSeconds(20),
-                Duration.ofSeconds(60), Duration.ofSeconds(30));
+        return new BenchConfig("full", 1, 4, 1000, 3, 1_000_000, 200_000, 20_000, 200_000, Duration.ofSeconds(20),
+                Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
     }
 
     /** Seconds per scenario, for the smoke test: proves the code runs and loses nothing, measures nothing. */
     static BenchConfig smoke() {
-        return new BenchConfig("smoke", 2, 10, 2, 1_000, 500, 50, 200, Duration.ofSeconds(1),
-                Duration.ofSeconds(2), Duration.ofSeconds(1));
+        return new BenchConfig("smoke", 1, 2, 10, 2, 1_000, 500, 50, 200, Duration.ofSeconds(1),
+                Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
 }

@@ -61,9 +61,12 @@ final class Ceilings {
         return records * 1e9 / elapsed;
     }
 
-    /** I: the writer's rate, {@code rows} rows in 100-row transactions, as fast as its threads can. */
-    static double insertRate(OutboxLoad load, long rows) {
-        long elapsed = load.writeRows(rows);
+    /**
+     * I: the writer's rate, {@code rows} rows in 100-row transactions, as fast as {@code writers} threads can (one
+     * for I as the issues define it; more for the database's own insert ceiling).
+     */
+    static double insertRate(OutboxLoad load, long rows, int writers) {
+        long elapsed = load.writeRows(rows, writers);
         return rows * 1e9 / elapsed;
     }
 }

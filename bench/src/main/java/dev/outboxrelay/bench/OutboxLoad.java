@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The application side: writer threads inserting outbox rows in 100-row transactions, as fast as they can or
  * at a fixed rate. Each row's payload carries a sequence number; the time each transaction's commit returned is
- * kept per sequence number for end-to-end latency. Aggregates are split between the threads, so for one key the
- * sequence order is the commit order, which lets the consumer check per-key order.
+ * kept per sequence number for end-to-end latency. Within one call the aggregates are split between the
+ * threads, and calls do not overlap, so for one key the sequence order is the commit order, which lets the
+ * consumer check per-key order.
  */
 final class OutboxLoad {
 
@@ -26,18 +27,13 @@ final class OutboxLoad {
     static final int TX_ROWS = 100;
 
     private final TestDatabase database;
-    private final int threads;
     private final int aggregates;
     private final SeqTimes commitTimes = new SeqTimes();
     private final AtomicLong nextSeq = new AtomicLong();
     private final AtomicLong committed = new AtomicLong();
 
-    OutboxLoad(TestDatabase database, int threads, int aggregates) {
-        if (aggregates % threads != 0) {
-            throw new IllegalArgumentException("aggregates must split evenly between writer threads");
-        }
+    OutboxLoad(TestDatabase database, int aggregates) {
         this.database = database;
-        this.threads = threads;
         this.aggregates = aggregates;
     }
 
@@ -51,17 +47,23 @@ final class OutboxLoad {
         return commitTimes.get(seq);
     }
 
-    /** Writes {@code rows} rows as fast as the threads can; returns the elapsed nanoseconds. */
-    long writeRows(long rows) {
-        return run(rows, null, 0);
+    /** Writes {@code rows} rows as fast as {@code threads} writers can; returns the elapsed nanoseconds. */
+    long writeRows(long rows, int threads) {
+        return run(rows, null, 0, threads);
     }
 
-    /** Writes for {@code duration}, flat out when {@code rowsPerSecond <= 0}; returns the elapsed nanoseconds. */
-    long writeFor(Duration duration, double rowsPerSecond) {
-        return run(Long.MAX_VALUE, duration, rowsPerSecond);
+    /**
+     * Writes for {@code duration} with {@code threads} writers, flat out when {@code rowsPerSecond <= 0};
+     * returns the elapsed nanoseconds.
+     */
+    long writeFor(Duration duration, double rowsPerSecond, int threads) {
+        return run(Long.MAX_VALUE, duration, rowsPerSecond, threads);
     }
 
-    private long run(long rows, Duration duration, double rowsPerSecond) {
+    private long run(long rows, Duration duration, double rowsPerSecond, int threads) {
+        if (threads < 1 || aggregates % threads != 0) {
+            throw new IllegalArgumentException("aggregates must split evenly between writer threads");
+        }
         long start = System.nanoTime();
         long end = rows == Long.MAX_VALUE ? Long.MAX_VALUE : nextSeq.get() + rows;
         long deadline = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
@@ -74,7 +76,7 @@ final class OutboxLoad {
                 int thread = t;
                 long firstDue = start + interval * t / threads;
                 futures.add(pool.submit(() -> {
-                    writerLoop(thread, end, deadline, firstDue, interval);
+                    writerLoop(thread, threads, end, deadline, firstDue, interval);
                     return null;
                 }));
             }
@@ -94,7 +96,7 @@ final class OutboxLoad {
         return System.nanoTime() - start;
     }
 
-    private void writerLoop(int thread, long end, long deadline, long firstDue, long interval)
+    private void writerLoop(int thread, int threads, long end, long deadline, long firstDue, long interval)
             throws SQLException, InterruptedException {
         int owned = aggregates / threads;
         long k = 0;

@@ -8,12 +8,14 @@ import java.util.OptionalLong;
  * @param name       contender name
  * @param drain      the backlog drain
  * @param steady     the steady state at 50 % of I; {@code null} for baselines
- * @param saturation the full-write-load phase; {@code null} for baselines
+ * @param saturation the full-write-load phase (the writer flat out); {@code null} for baselines
+ * @param stress     the stress phase (several writers flat out); {@code null} for baselines
  * @param peakRss    peak RSS of the contender's process; empty when it ran inside the bench JVM
  * @param verdict    what the consumer saw
  * @param loadAvg    1-minute load average when the scenario ended
  */
-record Outcome(String name, Drain drain, Steady steady, Saturation saturation, OptionalLong peakRss,
+record Outcome(String name, Drain drain, Steady steady, Saturation saturation, Saturation stress,
+               OptionalLong peakRss,
                Verdict verdict, double loadAvg) {
 
     /** {@code events} drained in {@code seconds}; {@code capped} when the time cap ended it first. */

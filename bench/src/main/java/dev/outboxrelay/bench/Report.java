@@ -33,8 +33,11 @@ final class Report {
         out.add("|---|---:|");
         out.add("| K: raw idempotent producer (the relay's producer settings), " + fmt(c.kafkaRecords())
                 + " records, best of start and end | " + fmt(r.kafkaRate()) + " events/s |");
-        out.add("| I: writer max insert rate, " + c.writerThreads() + " threads, 100-row transactions, "
-                + fmt(c.insertRows()) + " rows, best of start and end | " + fmt(r.insertRate()) + " rows/s |");
+        out.add("| I: the writer's max insert rate (" + c.writers() + " thread, 100-row transactions, "
+                + fmt(c.insertRows()) + " rows), best of start and end | " + fmt(r.insertRate()) + " rows/s |");
+        out.add("| the database's insert ceiling: " + c.fillThreads() + " writer threads, 100-row transactions, "
+                + fmt(c.insertRows()) + " rows, best of start and end | " + fmt(r.databaseInsertRate())
+                + " rows/s |");
         out.add("");
         out.add("## Drain of a pre-filled backlog");
         out.add("");
@@ -71,7 +74,7 @@ final class Report {
         out.add("ratio steady(cdc)/I = " + ratio(steady(o, "cdc"), OptionalDouble.of(r.insertRate())));
         out.add("```");
         out.add("");
-        out.add("poll = poll (mark), the default. steady = events/s delivered while the writers ran flat out.");
+        out.add("poll = poll (mark), the default. steady = events/s delivered while the writer ran flat out (one thread, as for I).");
         Targets.append(out, r);
         out.add("");
         out.add("## Machine");
@@ -123,17 +126,26 @@ final class Report {
         out.add("");
         out.add("## Relay under full write load");
         out.add("");
-        out.add("Writers run flat out for " + c.saturation().toSeconds() + " s while the relay runs (they share the"
-                + " CPU with it, so they write less than I).");
+        out.add("The writer (" + c.writers() + " thread, as for I) runs flat out for " + c.saturation().toSeconds()
+                + " s while the relay runs; it shares the CPU with the relay, so it writes less than I. The stress"
+                + " row runs " + c.fillThreads() + " writer threads flat out for " + c.stress().toSeconds() + " s,"
+                + " more than the issues ask, to show where the machine runs out.");
         out.add("");
-        out.add("| mode | written rows/s | delivered events/s | delivered / I | backlog at end | catch-up s |");
-        out.add("|---|---:|---:|---:|---:|---:|");
+        out.add("| mode | writers | written rows/s | delivered events/s | delivered / I | backlog at end | catch-up s |");
+        out.add("|---|---:|---:|---:|---:|---:|---:|");
         for (Outcome x : relays) {
-            Outcome.Saturation s = x.saturation();
-            out.add("| " + x.name() + " | " + fmt(s.writeRate()) + " | " + fmt(s.deliveredRate()) + " | "
-                    + String.format(Locale.ROOT, "%.2f", s.deliveredRate() / r.insertRate()) + " | "
-                    + fmt(s.backlogAtEnd()) + " | " + String.format(Locale.ROOT, "%.1f", s.catchUpSeconds()) + " |");
+            saturationRow(out, r, x.name(), c.writers(), x.saturation());
         }
+        for (Outcome x : relays) {
+            saturationRow(out, r, x.name() + ", stress", c.fillThreads(), x.stress());
+        }
+    }
+
+    private static void saturationRow(List<String> out, Bench.Result r, String name, int writers,
+                                      Outcome.Saturation s) {
+        out.add("| " + name + " | " + writers + " | " + fmt(s.writeRate()) + " | " + fmt(s.deliveredRate()) + " | "
+                + String.format(Locale.ROOT, "%.2f", s.deliveredRate() / r.insertRate()) + " | "
+                + fmt(s.backlogAtEnd()) + " | " + String.format(Locale.ROOT, "%.1f", s.catchUpSeconds()) + " |");
     }
 
     static OptionalDouble drain(Map<String, Outcome> o, String slug) {

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one contender through the phases on a fresh database and topic: warm-up, pause, pre-fill the backlog,
- * resume and time the drain; for the relay also the steady state at 50 % of I and the full-write-load phase;
- * then stops it and judges what the consumer read.
+ * resume and time the drain; for the relay also the steady state at 50 % of I, the full-write-load phase (the
+ * writer flat out) and the stress phase (several writers flat out); then stops it and judges what the consumer
+ * read.
  */
 final class ScenarioRunner {
 
@@ -68,10 +69,11 @@ final class ScenarioRunner {
         TestDatabase db = freshDatabase(slug);
         String topic = "bench-" + slug;
         kafka.createTopic(topic, config.partitions());
-        OutboxLoad load = new OutboxLoad(db, config.writerThreads(), config.aggregates());
+        OutboxLoad load = new OutboxLoad(db, config.aggregates());
         Outcome.Drain drain;
         Outcome.Steady steady = null;
         Outcome.Saturation saturation = null;
+        Outcome.Saturation stress = null;
         OptionalLong rss;
         String name;
         try (Receiver rx = new Receiver(kafka.bootstrapServers(), topic, config.partitions())) {
@@ -80,10 +82,10 @@ final class ScenarioRunner {
                 LOG.info("[{}] starting", name);
                 contender.start();
                 long warmup = cap == null ? config.warmup() : Math.min(config.warmup(), CAPPED_WARMUP);
-                load.writeRows(warmup);
+                load.writeRows(warmup, config.fillThreads());
                 require(rx.awaitDistinct(load.committed(), WAIT), name + " did not relay the warm-up events");
                 contender.pause();
-                load.writeRows(config.backlog());
+                load.writeRows(config.backlog(), config.fillThreads());
                 LOG.info("[{}] backlog of {} written; draining", name, config.backlog());
                 long resumed = System.nanoTime();
                 contender.resume();
@@ -92,13 +94,14 @@ final class ScenarioRunner {
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 if (relayPhases) {
                     steady = steady(rx, load, insertRate / 2, name, db, contender.pid());
-                    saturation = saturation(rx, load, name);
+                    saturation = saturation(rx, load, name, config.saturation(), config.writers());
+                    stress = saturation(rx, load, name, config.stress(), config.fillThreads());
                 }
                 rss = contender.peakRssBytes();
             }
             Outcome.Verdict verdict = verdict(db, rx, load, cap != null);
             LOG.info("[{}] verdict {}", name, verdict);
-            return new Outcome(name, drain, steady, saturation, rss, verdict, MachineNotes.loadAverage1());
+            return new Outcome(name, drain, steady, saturation, stress, rss, verdict, MachineNotes.loadAverage1());
         } finally {
             db.drop();
         }
@@ -124,7 +127,7 @@ final class ScenarioRunner {
         AtomicLong maxBacklog = new AtomicLong();
         Thread sampler = backlogSampler(rx, load, maxBacklog);
         CpuMeter cpu = CpuMeter.start(db, relayPid);
-        long elapsed = load.writeFor(config.steady(), rate);
+        long elapsed = load.writeFor(config.steady(), rate, config.writers());
         long end = load.committed();
         boolean caughtUp = rx.awaitDistinct(end, Duration.ofSeconds(60));
         CpuMeter.Split split = cpu.stop();
@@ -149,11 +152,12 @@ final class ScenarioRunner {
                 maxBacklog.get(), caughtUp, split);
     }
 
-    private Outcome.Saturation saturation(Receiver rx, OutboxLoad load, String name) throws InterruptedException {
-        LOG.info("[{}] writers flat out for {} s", name, config.saturation().toSeconds());
+    private Outcome.Saturation saturation(Receiver rx, OutboxLoad load, String name, Duration duration, int writers)
+            throws InterruptedException {
+        LOG.info("[{}] {} writer(s) flat out for {} s", name, writers, duration.toSeconds());
         long written0 = load.committed();
         long delivered0 = rx.distinct();
-        long elapsed = load.writeFor(config.saturation(), 0);
+        long elapsed = load.writeFor(duration, 0, writers);
         long delivered1 = rx.distinct();
         long written1 = load.committed();
         long t = System.nanoTime();

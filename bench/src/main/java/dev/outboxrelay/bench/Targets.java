@@ -39,6 +39,19 @@ final class Targets {
             }
         }
         for (Outcome x : o.values()) {
+            if (x.saturation() != null) {
+                // Issues 3 and 4: "keeps up with a single writer committing 100-row transactions as fast as it
+                // can": delivers what the writer writes while both share the machine, and is not left behind.
+                Outcome.Saturation s = x.saturation();
+                double share = s.writeRate() == 0 ? 0 : s.deliveredRate() / s.writeRate();
+                boolean bounded = s.backlogAtEnd() <= r.insertRate();
+                out.add("| " + x.name() + ": keeps up with the writer flat out (delivered ≥ 0.95 × written, backlog"
+                        + " ≤ 1 s of I) | " + String.format(Locale.ROOT, "%.2f × written (%s of %s rows/s), backlog"
+                        + " at end %s", share, Report.fmt(s.deliveredRate()), Report.fmt(s.writeRate()),
+                        Report.fmt(s.backlogAtEnd())) + " | " + yes(share >= 0.95 && bounded) + " |");
+            }
+        }
+        for (Outcome x : o.values()) {
             if (x.steady() != null) {
                 double limit = x.name().startsWith("cdc") ? 100 : 50;
                 out.add("| " + x.name() + ": p99 at 50 % load ≤ " + (int) limit + " ms | "

@@ -30,8 +30,14 @@ class BenchSmokeTest {
             assertThat(outcome.verdict().orderViolations()).as("%s: %s", slug, outcome.verdict()).isZero();
             assertThat(outcome.verdict().expected()).as("%s relayed something", slug).isPositive();
         });
+        assertThat(result.insertRate()).as("I, one writer").isPositive();
+        assertThat(result.databaseInsertRate()).as("insert ceiling, several writers").isPositive();
         for (String relay : List.of("poll-mark", "poll-delete", "cdc")) {
             assertThat(result.outcomes().get(relay).steady()).as(relay).isNotNull();
+            assertThat(result.outcomes().get(relay).saturation().writeRate()).as("%s: the writer flat out", relay)
+                    .isPositive();
+            assertThat(result.outcomes().get(relay).stress().writeRate()).as("%s: the stress writers", relay)
+                    .isPositive();
             assertThat(result.outcomes().get(relay).peakRss()).as(relay).isPresent();
             CpuMeter.Split cpu = result.outcomes().get(relay).steady().cpu();
             assertThat(cpu.relayJvm()).as("%s: relay JVM CPU seconds", relay).isPositive();
@@ -41,7 +47,8 @@ class BenchSmokeTest {
                     .isGreaterThanOrEqualTo(cpu.relayJvm() + cpu.relayDb());
         }
         String markdown = Report.markdown(result);
-        assertThat(markdown).contains("relay CPU µs/event");
+        assertThat(markdown).contains("relay CPU µs/event").contains("the database's insert ceiling")
+                .contains("poll (mark), stress");
         for (String ratio : List.of("poll/batched", "poll/naive", "cdc/debezium", "cdc/poll", "poll/K", "cdc/K",
                 "steady/I")) {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
