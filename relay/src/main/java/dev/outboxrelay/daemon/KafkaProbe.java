@@ -35,7 +35,8 @@ final class KafkaProbe implements AutoCloseable {
         try {
             int brokers = admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
                     .nodes().get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS).size();
-            return brokers > 0 ? null : "no brokers";
+            // A cluster answering with no brokers (one shutting down) is as unusable as none answering.
+            return brokers > 0 ? null : "unreachable (no brokers)";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
