@@ -1,6 +1,9 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.InstanceOptions;
+import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.publish.Secrets;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
@@ -28,8 +31,6 @@ public final class CdcSettings {
 
     /** Default replication slot name. */
     public static final String DEFAULT_SLOT = "outbox_relay";
-    /** Default relay name: keys the offsets and names the Debezium engine. */
-    public static final String DEFAULT_RELAY_NAME = "outbox-relay";
 
     private static final Pattern SLOT = Pattern.compile("[a-z0-9_]{1,63}");
     private static final Pattern RELAY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
@@ -147,16 +148,17 @@ public final class CdcSettings {
         private final String jdbcUrl;
         private final String user;
         private final String password;
-        private OutboxTable table = OutboxTable.DEFAULT;
-        private String slotName = DEFAULT_SLOT;
-        private String publication = OutboxSchema.DEFAULT_PUBLICATION;
-        private OffsetStore offsetStore = OffsetStore.DB;
+        // Defaults come from the option declarations, so each is written down once.
+        private OutboxTable table = DatabaseOptions.TABLE.parsedDefault();
+        private String slotName = CdcOptions.SLOT_NAME.parsedDefault();
+        private String publication = DatabaseOptions.PUBLICATION.parsedDefault();
+        private OffsetStore offsetStore = CdcOptions.OFFSET_STORE.parsedDefault();
         private Path offsetFile;
-        private Duration heartbeatInterval = Duration.ofSeconds(10);
-        private OnPublish onPublish = OnPublish.MARK;
-        private int maxAttempts = 10;
+        private Duration heartbeatInterval = CdcOptions.HEARTBEAT_INTERVAL.parsedDefault();
+        private OnPublish onPublish = KafkaOptions.ON_PUBLISH.parsedDefault();
+        private int maxAttempts = KafkaOptions.MAX_ATTEMPTS.parsedDefault();
         private final Map<String, String> debezium = new LinkedHashMap<>();
-        private String relayName = DEFAULT_RELAY_NAME;
+        private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
 
         private Builder(String jdbcUrl, String user, String password) {
             this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");

@@ -1,6 +1,9 @@
 package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.InstanceOptions;
+import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.schema.OutboxTable;
 import java.time.Duration;
 import java.util.Objects;
@@ -57,7 +60,7 @@ public final class PollSettings {
         return new Builder();
     }
 
-    /** The outbox table polled; default {@code public.outbox}. */
+    /** The outbox table polled; default from {@link DatabaseOptions#TABLE}. */
     public OutboxTable table() {
         return table;
     }
@@ -67,37 +70,37 @@ public final class PollSettings {
         return onPublish;
     }
 
-    /** Rows claimed per batch; default 1000. */
+    /** Rows claimed per batch; default from {@link PollOptions#BATCH_SIZE}. */
     public int batchSize() {
         return batchSize;
     }
 
-    /** Batches published but not yet acknowledged at once; default 2 (fetch the next while one awaits acks). */
+    /** Batches in flight at once, from fetch until marked; default from {@link PollOptions#PIPELINE_DEPTH}. */
     public int pipelineDepth() {
         return pipelineDepth;
     }
 
-    /** Fallback poll period when no insert notification arrives; default 500 ms. */
+    /** Fallback poll period when no insert notification arrives; default from {@link PollOptions#POLL_INTERVAL}. */
     public Duration pollInterval() {
         return pollInterval;
     }
 
-    /** Failed publish attempts after which a row is dead-lettered; default 10. */
+    /** Failed publish attempts after which a row is dead-lettered; default from {@link KafkaOptions#MAX_ATTEMPTS}. */
     public int maxAttempts() {
         return maxAttempts;
     }
 
-    /** Whether a dead letter blocks the rest of its key; default {@link OnPoison#BLOCK}. */
+    /** Whether a dead letter blocks the rest of its key; default from {@link PollOptions#ON_POISON}. */
     public OnPoison onPoison() {
         return onPoison;
     }
 
-    /** How long sent rows are kept before they are purged (mark mode only); default 7 days. */
+    /** How long sent rows are kept before they are purged (mark mode only); default {@link PollOptions#RETENTION}. */
     public Duration retention() {
         return retention;
     }
 
-    /** How often the purge of sent rows runs; default 1 minute. */
+    /** How often the purge of sent rows runs; default from {@link PollOptions#PURGE_INTERVAL}. */
     public Duration purgeInterval() {
         return purgeInterval;
     }
@@ -112,7 +115,7 @@ public final class PollSettings {
         return Optional.ofNullable(deadLetterTopic);
     }
 
-    /** How often a standby instance tries to become the active poller; default 2 s. */
+    /** How often a standby tries to become the active poller; default {@link PollOptions#STANDBY_INTERVAL}. */
     public Duration standbyInterval() {
         return standbyInterval;
     }
@@ -137,20 +140,21 @@ public final class PollSettings {
 
     /** Builds {@link PollSettings}; every setter validates its argument at once. */
     public static final class Builder {
-        private OutboxTable table = OutboxTable.DEFAULT;
-        private OnPublish onPublish = OnPublish.MARK;
-        private int batchSize = 1000;
-        private int pipelineDepth = 3;
-        private Duration pollInterval = Duration.ofMillis(500);
-        private int maxAttempts = 10;
-        private OnPoison onPoison = OnPoison.BLOCK;
-        private Duration retention = Duration.ofDays(7);
-        private Duration purgeInterval = Duration.ofMinutes(1);
+        // Defaults come from the option declarations; only settings without an option are set here.
+        private OutboxTable table = DatabaseOptions.TABLE.parsedDefault();
+        private OnPublish onPublish = KafkaOptions.ON_PUBLISH.parsedDefault();
+        private int batchSize = PollOptions.BATCH_SIZE.parsedDefault();
+        private int pipelineDepth = PollOptions.PIPELINE_DEPTH.parsedDefault();
+        private Duration pollInterval = PollOptions.POLL_INTERVAL.parsedDefault();
+        private int maxAttempts = KafkaOptions.MAX_ATTEMPTS.parsedDefault();
+        private OnPoison onPoison = PollOptions.ON_POISON.parsedDefault();
+        private Duration retention = PollOptions.RETENTION.parsedDefault();
+        private Duration purgeInterval = PollOptions.PURGE_INTERVAL.parsedDefault();
         private int purgeBatchSize = 5000;
         private String deadLetterTopic;
-        private Duration standbyInterval = Duration.ofSeconds(2);
+        private Duration standbyInterval = PollOptions.STANDBY_INTERVAL.parsedDefault();
         private Duration maxBackoff = Duration.ofSeconds(10);
-        private String relayName = "outbox-relay";
+        private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
 
         private Builder() {
         }

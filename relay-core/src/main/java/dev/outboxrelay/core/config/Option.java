@@ -125,6 +125,18 @@ public final class Option<T> {
         return defaultValue;
     }
 
+    /**
+     * The default, parsed: what a programmatic builder starts from, so a default is written down once, here.
+     *
+     * @throws IllegalStateException when the option has no default
+     */
+    public T parsedDefault() {
+        if (defaultValue == null) {
+            throw new IllegalStateException("option " + name + " has no default");
+        }
+        return type.parse(defaultValue);
+    }
+
     public boolean required() {
         return required;
     }

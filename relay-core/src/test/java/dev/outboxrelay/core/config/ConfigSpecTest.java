@@ -49,6 +49,15 @@ class ConfigSpecTest {
     }
 
     @Test
+    void programmaticBuildersReadTheDeclaredDefaultTyped() {
+        assertThat(BATCH_SIZE.parsedDefault()).isEqualTo(500);
+        assertThat(INTERVAL.parsedDefault()).isEqualTo(Duration.ofMillis(500));
+        assertThat(KafkaOptions.ON_PUBLISH.parsedDefault()).isEqualTo(OnPublish.MARK);
+        assertThatThrownBy(DatabaseOptions.DB_URL::parsedDefault).isInstanceOf(IllegalStateException.class)
+                .hasMessage("option db-url has no default");
+    }
+
+    @Test
     void flagBeatsEnvironmentBeatsConfigFileBeatsDefault() throws IOException {
         Path f = file("relay.properties", "batch-size=3\npoll-interval=7d\ntable=f.outbox\n");
         RelayConfig c = SPEC.resolve(required().configFile(f)
