@@ -2,9 +2,12 @@ package dev.outboxrelay.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +55,10 @@ class BenchSmokeTest {
         for (String ratio : List.of("poll/batched", "poll/naive", "cdc/debezium", "cdc/poll", "poll/K", "cdc/K",
                 "steady/I")) {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
+        }
+        // The relay and broker logs of a passing smoke run are of no use; a failing run keeps them.
+        try (Stream<Path> files = Files.walk(result.logs())) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }
