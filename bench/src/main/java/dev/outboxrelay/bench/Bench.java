@@ -2,7 +2,6 @@ package dev.outboxrelay.bench;
 
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.testkit.TestDatabase;
-import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,13 +62,15 @@ final class Bench {
         for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
             pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
         }
-        try (TestPostgres postgres = TestPostgres.start(pgOptions); TestKafka kafka = quietly(TestKafka::start)) {
+        try (TestPostgres postgres = TestPostgres.start(pgOptions);
+             BrokerProcess kafka = BrokerProcess.start(logs.resolve("broker.log"))) {
             List<String> notes = new ArrayList<>(MachineNotes.describe());
             notes.add("PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
                     + " synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, "
                     + PG_SETTINGS);
-            notes.add("Kafka: one in-process KRaft broker (test-kit TestKafka, inside the bench JVM), "
-                    + config.partitions() + " partitions per topic, replication factor 1");
+            notes.add("Kafka: one KRaft broker (test-kit TestKafka) in its own JVM with Kafka's default server"
+                    + " JVM options " + BrokerProcess.JVM_OPTIONS + ", " + config.partitions()
+                    + " partitions per topic, replication factor 1");
             notes.add("relay: " + options.relayJar() + " as a subprocess, JVM options " + options.relayJvmOptions());
             notes.add("writer: " + config.writers() + " thread (warm-ups, backlogs and the stress phase: "
                     + config.fillThreads() + " threads), " + OutboxLoad.TX_ROWS + "-row transactions, "
@@ -120,7 +121,7 @@ final class Bench {
         }
     }
 
-    private static double kafkaCeiling(BenchConfig config, TestKafka kafka) {
+    private static double kafkaCeiling(BenchConfig config, BrokerProcess kafka) {
         return Ceilings.kafkaProducerRate(kafka.bootstrapServers(), "bench-ceiling-k", config.kafkaRecords(),
                 config.aggregates());
     }
@@ -133,17 +134,6 @@ final class Bench {
             return Ceilings.insertRate(load, config.insertRows(), writers);
         } finally {
             db.drop();
-        }
-    }
-
-    /** Kafka's test kit prints its bootstrap metadata to stdout, which is reserved for the result. */
-    private static TestKafka quietly(java.util.function.Supplier<TestKafka> start) {
-        java.io.PrintStream stdout = System.out;
-        System.setOut(System.err);
-        try {
-            return start.get();
-        } finally {
-            System.setOut(stdout);
         }
     }
 

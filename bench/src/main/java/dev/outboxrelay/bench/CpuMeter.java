@@ -15,7 +15,7 @@ import java.util.OptionalLong;
 
 /**
  * Where the machine's CPU went during a phase: the relay's JVM, the relay's PostgreSQL sessions (including its
- * walsender), the writers' PostgreSQL sessions, the bench JVM (writer clients, consumer, Kafka broker) and the
+ * walsender), the writers' PostgreSQL sessions, the bench JVM and the Kafka broker's process (writer clients, consumer, broker) and the
  * machine as a whole. On a small machine everything shares the same cores, so this says more about a relay
  * than its latency alone: CPU per event is what it costs wherever it runs. Read from the OS (process CPU times,
  * {@code /proc/stat}); a participant whose times cannot be read counts as zero, the machine total as unknown.
@@ -41,6 +41,7 @@ final class CpuMeter {
 
     private final TestDatabase db;
     private final OptionalLong relayPid;
+    private final long brokerPid;
     private final long startNanos = System.nanoTime();
     private final double startMachine = machineBusySeconds();
     private final Map<Long, Role> roles = new HashMap<>();
@@ -48,9 +49,10 @@ final class CpuMeter {
     private final Map<Long, Long> lastCpu = new HashMap<>();
     private final Thread sampler;
 
-    private CpuMeter(TestDatabase db, OptionalLong relayPid) throws SQLException {
+    private CpuMeter(TestDatabase db, OptionalLong relayPid, long brokerPid) throws SQLException {
         this.db = db;
         this.relayPid = relayPid;
+        this.brokerPid = brokerPid;
         sample(true);
         // The writers connect per phase and are gone at its end: their last reading is what counts.
         this.sampler = new Thread(() -> {
@@ -67,9 +69,12 @@ final class CpuMeter {
         sampler.start();
     }
 
-    /** Starts measuring; {@code relayPid} is the relay's process when it runs as one. */
-    static CpuMeter start(TestDatabase db, OptionalLong relayPid) throws SQLException {
-        return new CpuMeter(db, relayPid);
+    /**
+     * Starts measuring; {@code relayPid} is the relay's process when it runs as one; the broker's process counts
+     * with the bench's harness.
+     */
+    static CpuMeter start(TestDatabase db, OptionalLong relayPid, long brokerPid) throws SQLException {
+        return new CpuMeter(db, relayPid, brokerPid);
     }
 
     /**
@@ -95,7 +100,7 @@ final class CpuMeter {
     }
 
     private synchronized void sample(boolean atStart) throws SQLException {
-        for (Map.Entry<Long, Role> e : participants(db, relayPid).entrySet()) {
+        for (Map.Entry<Long, Role> e : participants(db, relayPid, brokerPid).entrySet()) {
             long pid = e.getKey();
             long cpu = cpuNanos(pid);
             if (roles.putIfAbsent(pid, e.getValue()) == null) {
@@ -107,9 +112,11 @@ final class CpuMeter {
         }
     }
 
-    private static Map<Long, Role> participants(TestDatabase db, OptionalLong relayPid) throws SQLException {
+    private static Map<Long, Role> participants(TestDatabase db, OptionalLong relayPid, long brokerPid)
+            throws SQLException {
         Map<Long, Role> roles = new HashMap<>();
         roles.put(ProcessHandle.current().pid(), Role.BENCH_JVM);
+        roles.put(brokerPid, Role.BENCH_JVM);
         relayPid.ifPresent(pid -> roles.put(pid, Role.RELAY_JVM));
         try (Connection c = db.connect(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pid, usename FROM pg_stat_activity"

@@ -112,8 +112,8 @@ final class Report {
                 + " of the machine: PostgreSQL's background processes, the OS). The relay's CPU per event (its JVM"
                 + " and its database sessions) is the figure that does not depend on how busy the machine was.");
         out.add("");
-        out.add("| mode | relay JVM | relay's db sessions | writers' db sessions | bench JVM (writer clients, consumer,"
-                + " broker) | other | machine busy | relay CPU µs/event |");
+        out.add("| mode | relay JVM | relay's db sessions | writers' db sessions | bench JVM and broker (writer clients,"
+                + " consumer, broker process) | other | machine busy | relay CPU µs/event |");
         out.add("|---|---:|---:|---:|---:|---:|---:|---:|");
         for (Outcome x : relays) {
             CpuMeter.Split cpu = x.steady().cpu();

@@ -4,7 +4,6 @@ import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.TestDatabase;
-import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -40,9 +39,9 @@ final class ScenarioRunner {
 
     private final BenchConfig config;
     private final TestPostgres postgres;
-    private final TestKafka kafka;
+    private final BrokerProcess kafka;
 
-    ScenarioRunner(BenchConfig config, TestPostgres postgres, TestKafka kafka) {
+    ScenarioRunner(BenchConfig config, TestPostgres postgres, BrokerProcess kafka) {
         this.config = config;
         this.postgres = postgres;
         this.kafka = kafka;
@@ -126,13 +125,13 @@ final class ScenarioRunner {
         long first = load.committed();
         AtomicLong maxBacklog = new AtomicLong();
         Thread sampler = backlogSampler(rx, load, maxBacklog);
-        CpuMeter cpu = CpuMeter.start(db, relayPid);
+        CpuMeter cpu = CpuMeter.start(db, relayPid, kafka.pid());
         long elapsed = load.writeFor(config.steady(), rate, config.writers());
         long end = load.committed();
         boolean caughtUp = rx.awaitDistinct(end, Duration.ofSeconds(60));
         CpuMeter.Split split = cpu.stop();
         LOG.info("[{}] CPU seconds in {} s: relay JVM {}, relay's database sessions {}, writers' sessions {},"
-                + " bench JVM {}, machine {}", name, String.format("%.1f", split.wallSeconds()),
+                + " bench JVM and broker {}, machine {}", name, String.format("%.1f", split.wallSeconds()),
                 String.format("%.1f", split.relayJvm()), String.format("%.1f", split.relayDb()),
                 String.format("%.1f", split.writersDb()), String.format("%.1f", split.benchJvm()),
                 String.format("%.1f", split.machine()));
