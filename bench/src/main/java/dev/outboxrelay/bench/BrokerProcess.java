@@ -50,12 +50,27 @@ final class BrokerProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process process = pb.start();
+        CompletableFuture<String> ready = new CompletableFuture<>();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8));
+        // Reads the ready line, then keeps draining stdout so the broker can never block on a full pipe.
+        Thread reader = new Thread(() -> {
+            try {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    if (line.startsWith(BrokerMain.READY_PREFIX)) {
+                        ready.complete(line.substring(BrokerMain.READY_PREFIX.length()).trim());
+                    }
+                }
+            } catch (IOException e) {
+                // the process went away
+            }
+            ready.complete(null);
+        }, "bench-broker-stdout");
+        reader.setDaemon(true);
+        reader.start();
         String bootstrap;
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8));
-            bootstrap = CompletableFuture.supplyAsync(() -> readyLine(out))
-                    .get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            bootstrap = ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             bootstrap = null;
         }
@@ -65,19 +80,6 @@ final class BrokerProcess implements AutoCloseable {
                     + " s; see " + log);
         }
         return new BrokerProcess(process, bootstrap);
-    }
-
-    private static String readyLine(BufferedReader out) {
-        try {
-            for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith(BrokerMain.READY_PREFIX)) {
-                    return line.substring(BrokerMain.READY_PREFIX.length()).trim();
-                }
-            }
-        } catch (IOException e) {
-            // the process went away
-        }
-        return null;
     }
 
     String bootstrapServers() {
