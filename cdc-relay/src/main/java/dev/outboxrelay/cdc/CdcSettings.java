@@ -33,7 +33,6 @@ public final class CdcSettings {
     public static final String DEFAULT_SLOT = "outbox_relay";
 
     private static final Pattern SLOT = Pattern.compile("[a-z0-9_]{1,63}");
-    private static final Pattern RELAY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
     private final String jdbcUrl;
     private final String user;
@@ -227,7 +226,7 @@ public final class CdcSettings {
                         + " expected 1 to 63 lower-case letters, digits and underscores");
             }
             OutboxSchema.plan(table, publication); // validates the publication name with the schema's message
-            if (!RELAY_NAME.matcher(relayName).matches()) {
+            if (InstanceOptions.RELAY_NAME.validator().problem(relayName) != null) { // the option's own rule
                 throw new IllegalArgumentException("'" + relayName + "' is not a valid relay name:"
                         + " expected 1 to 100 letters, digits, '.', '_' or '-'");
             }
