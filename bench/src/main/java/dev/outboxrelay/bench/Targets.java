@@ -31,11 +31,10 @@ final class Targets {
         for (Outcome x : o.values()) {
             if (x.saturation() != null) {
                 double ratio = x.saturation().deliveredRate() / r.insertRate();
-                // Bounded: what is left when the writers stop is at most one second of writing.
-                boolean bounded = x.saturation().backlogAtEnd() <= r.insertRate();
                 out.add("| " + x.name() + ": steady ≥ 0.95 × I with bounded backlog (≤ 1 s of I) | "
                         + String.format(Locale.ROOT, "%.2f × I, backlog at end %s", ratio,
-                        Report.fmt(x.saturation().backlogAtEnd())) + " | " + yes(ratio >= 0.95 && bounded) + " |");
+                        Report.fmt(x.saturation().backlogAtEnd())) + " | "
+                        + yes(ratio >= 0.95 && bounded(x.saturation(), r)) + " |");
             }
         }
         for (Outcome x : o.values()) {
@@ -44,11 +43,10 @@ final class Targets {
                 // can": delivers what the writer writes while both share the machine, and is not left behind.
                 Outcome.Saturation s = x.saturation();
                 double share = s.writeRate() == 0 ? 0 : s.deliveredRate() / s.writeRate();
-                boolean bounded = s.backlogAtEnd() <= r.insertRate();
                 out.add("| " + x.name() + ": keeps up with the writer flat out (delivered ≥ 0.95 × written, backlog"
                         + " ≤ 1 s of I) | " + String.format(Locale.ROOT, "%.2f × written (%s of %s rows/s), backlog"
                         + " at end %s", share, Report.fmt(s.deliveredRate()), Report.fmt(s.writeRate()),
-                        Report.fmt(s.backlogAtEnd())) + " | " + yes(share >= 0.95 && bounded) + " |");
+                        Report.fmt(s.backlogAtEnd())) + " | " + yes(share >= 0.95 && bounded(s, r)) + " |");
             }
         }
         for (Outcome x : o.values()) {
@@ -67,6 +65,11 @@ final class Targets {
         }
         boolean lost = !r.nothingLost();
         out.add("| every run: lost = 0 | " + (lost ? "events lost" : "0 lost") + " | " + yes(!lost) + " |");
+    }
+
+    /** Bounded backlog: what is left when the writers stop is at most one second of I. */
+    private static boolean bounded(Outcome.Saturation s, Bench.Result r) {
+        return s.backlogAtEnd() <= r.insertRate();
     }
 
     private static void row(List<String> out, String target, OptionalDouble a, OptionalDouble b, double factor) {
