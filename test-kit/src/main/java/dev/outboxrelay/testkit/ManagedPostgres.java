@@ -210,8 +210,9 @@ final class ManagedPostgres {
                         "stop", "-D", dir.resolve("data").toString(), "-m", "immediate", "-w", "-t", "20")),
                         Duration.ofSeconds(30));
                 // The JVM closes our end of the watchdog's pipe as soon as the postmaster exits, so the
-                // watchdog may delete the directory while pg_ctl still polls it: that is a success too.
-                if (!r.ok() && Files.exists(dir.resolve("data"))) {
+                // watchdog may delete the directory while pg_ctl still polls it ("not a database cluster
+                // directory" once PG_VERSION is gone): that is a success too.
+                if (!r.ok() && Files.exists(dir.resolve("data").resolve("PG_VERSION"))) {
                     LOG.warn("pg_ctl stop failed ({}): {}", r.exitCode(), r.output().trim());
                 }
                 if (!process.waitFor(10, TimeUnit.SECONDS)) {
