@@ -1,14 +1,17 @@
 package dev.outboxrelay.bench;
 
+import dev.outboxrelay.testkit.TestPostgres;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -31,11 +34,17 @@ import picocli.CommandLine.Option;
             "  java -jar bench/target/outbox-bench.jar --quick      # under 3 minutes",
             "  java -jar bench/target/outbox-bench.jar              # full run, under 20 min",
             "  java -jar bench/target/outbox-bench.jar --quick --only poll-mark,cdc",
+            "  java -jar bench/target/outbox-bench.jar --db-costs   # the database's per-event floor, ~4 min",
             "", "Exit status: 0 nothing lost, 1 a scenario lost events, 2 the run could not complete."})
 public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--quick", description = "Smaller counts and shorter phases (under 3 minutes).")
     private boolean quick;
+
+    @Option(names = "--db-costs", description = "Instead of the benchmark: what PostgreSQL alone charges per event"
+            + " for the poll source's fetch and acknowledgement, and for schema variants (no Kafka)."
+            + " Result: bench/results/<date>-db-costs.md.")
+    private boolean dbCosts;
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
             description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc.")
@@ -70,6 +79,9 @@ public final class BenchMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (dbCosts) {
+            return runDbCosts();
+        }
         Set<String> selected = new LinkedHashSet<>(only);
         for (String s : selected) {
             if (!Bench.SLUGS.contains(s)) {
@@ -90,16 +102,42 @@ public final class BenchMain implements Callable<Integer> {
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);
         System.out.println(markdown);
-        Path dir = resultsDir != null ? resultsDir : findResultsDir();
-        Files.createDirectories(dir);
-        Path file = dir.resolve(LocalDate.now() + "-" + options.config().label() + ".md");
-        Files.writeString(file, markdown, StandardCharsets.UTF_8);
-        System.err.println("Result written to " + file);
+        write(markdown, options.config().label());
         if (!result.nothingLost()) {
             System.err.println("FAILED: a scenario lost events (see the lost column)");
             return 1;
         }
         return 0;
+    }
+
+    private int runDbCosts() throws Exception {
+        if (quick || !only.isEmpty() || relayJar != null) {
+            System.err.println("error: --db-costs runs alone; drop --quick, --only and --relay-jar");
+            return 2;
+        }
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
+        for (Map.Entry<String, String> e : Bench.PG_SETTINGS.entrySet()) {
+            pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
+        }
+        String markdown;
+        try (TestPostgres postgres = TestPostgres.start(pgOptions)) {
+            List<DbCosts.Cost> costs = DbCosts.measure(postgres);
+            markdown = DbCosts.markdown(costs, "java -jar bench/target/outbox-bench.jar --db-costs", started,
+                    (System.nanoTime() - t0) / 1_000_000_000L, postgres.version(), Bench.PG_SETTINGS);
+        }
+        System.out.println(markdown);
+        write(markdown, "db-costs");
+        return 0;
+    }
+
+    private void write(String markdown, String label) throws java.io.IOException {
+        Path dir = resultsDir != null ? resultsDir : findResultsDir();
+        Files.createDirectories(dir);
+        Path file = dir.resolve(LocalDate.now() + "-" + label + ".md");
+        Files.writeString(file, markdown, StandardCharsets.UTF_8);
+        System.err.println("Result written to " + file);
     }
 
     private static Path ownDir() {
