@@ -54,7 +54,7 @@ public final class BenchMain implements Callable<Integer> {
             description = "The shaded relay jar (default: relay/target/outbox-relay.jar next to this jar's module).")
     private Path relayJar;
 
-    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m -Xms96m -Xmn64m -XX:SurvivorRatio=4 -XX:+UseSerialGC",
+    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m -Xms64m -Xmn48m -XX:+UseSerialGC",
             description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
     private String relayJvmOpts;
 

@@ -24,8 +24,8 @@ class BenchSmokeTest {
     void everyScenarioRunsAndLosesNothing() throws Exception {
         assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
 
-        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m", "-Xms96m", "-Xmn64m",
-                "-XX:SurvivorRatio=4", "-XX:+UseSerialGC"),
+        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
+                "-XX:+UseSerialGC"),
                 Set.of(), "smoke test"));
 
         assertThat(result.outcomes()).containsOnlyKeys(Bench.SLUGS);
