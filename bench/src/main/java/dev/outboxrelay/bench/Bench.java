@@ -40,6 +40,22 @@ final class Bench {
     record Options(BenchConfig config, Path relayJar, List<String> relayJvmOptions, Set<String> only, String command) {
     }
 
+    /** The bench's PostgreSQL: the test kit's server with {@link #PG_SETTINGS}. */
+    static TestPostgres startPostgres() {
+        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
+        for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
+            pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
+        }
+        return TestPostgres.start(pgOptions);
+    }
+
+    /** How {@link #startPostgres()}'s server is set up, for a result's notes. */
+    static String postgresNote(TestPostgres postgres) {
+        return "PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
+                + " synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, "
+                + PG_SETTINGS;
+    }
+
     /** Everything measured. */
     record Result(Options options, Instant started, Duration wall, double kafkaRate, double insertRate,
                   double steadyBaseRate, double databaseInsertRate, Map<String, Outcome> outcomes, String loadStart, String loadEnd, List<String> notes, Path logs) {
@@ -58,16 +74,10 @@ final class Bench {
         long t0 = System.nanoTime();
         String loadStart = MachineNotes.loadAverage();
         Path logs = Files.createTempDirectory("outbox-bench-logs-");
-        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
-        for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
-            pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
-        }
-        try (TestPostgres postgres = TestPostgres.start(pgOptions);
+        try (TestPostgres postgres = startPostgres();
              BrokerProcess kafka = BrokerProcess.start(logs.resolve("broker.log"))) {
             List<String> notes = new ArrayList<>(MachineNotes.describe());
-            notes.add("PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
-                    + " synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, "
-                    + PG_SETTINGS);
+            notes.add(postgresNote(postgres));
             notes.add("Kafka: one KRaft broker (test-kit TestKafka) in its own JVM with Kafka's default server"
                     + " JVM options " + BrokerProcess.JVM_OPTIONS + ", " + config.partitions()
                     + " partitions per topic, replication factor 1");

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -117,15 +116,11 @@ public final class BenchMain implements Callable<Integer> {
         }
         Instant started = Instant.now();
         long t0 = System.nanoTime();
-        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
-        for (Map.Entry<String, String> e : Bench.PG_SETTINGS.entrySet()) {
-            pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
-        }
         String markdown;
-        try (TestPostgres postgres = TestPostgres.start(pgOptions)) {
+        try (TestPostgres postgres = Bench.startPostgres()) {
             List<DbCosts.Cost> costs = DbCosts.measure(postgres);
             markdown = DbCosts.markdown(costs, "java -jar bench/target/outbox-bench.jar --db-costs", started,
-                    (System.nanoTime() - t0) / 1_000_000_000L, postgres.version(), Bench.PG_SETTINGS);
+                    (System.nanoTime() - t0) / 1_000_000_000L, Bench.postgresNote(postgres));
         }
         System.out.println(markdown);
         write(markdown, "db-costs");

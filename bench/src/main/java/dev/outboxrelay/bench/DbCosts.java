@@ -14,7 +14,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.UUID;
 import org.postgresql.PGConnection;
 
@@ -37,10 +36,12 @@ final class DbCosts {
      *
      * @param name  what is measured
      * @param setup DDL applied to the fresh outbox before it is filled
-     * @param ack   the acknowledging statement, or {@code null} for the relay's own (via {@link Acknowledger})
+     * @param ack   the acknowledging statement, or {@code null} for the relay's own (via {@link Acknowledger});
+     *              its parameters are the batch's seqs and ids when {@code bySeq}, else its ids
+     * @param bySeq whether {@code ack} takes the seqs first
      * @param mode  mark or delete
      */
-    record Variant(String name, List<String> setup, String ack, Acknowledger.OnPublish mode) {
+    record Variant(String name, List<String> setup, String ack, boolean bySeq, Acknowledger.OnPublish mode) {
     }
 
     /** Per-row costs of one variant, medians over the rounds, in microseconds. */
@@ -56,27 +57,27 @@ final class DbCosts {
             + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq) ORDER BY o.seq LIMIT ?";
 
     static final List<Variant> VARIANTS = List.of(
-            new Variant("mark: relay today (UPDATE by id)", List.of(), null, Acknowledger.OnPublish.MARK),
+            new Variant("mark: relay today (UPDATE by id)", List.of(), null, false, Acknowledger.OnPublish.MARK),
             new Variant("mark: UPDATE by seq and id (unsent index)", List.of(),
                     "UPDATE outbox SET sent_at = now() WHERE seq = ANY(?) AND id = ANY(?) AND sent_at IS NULL"
-                            + " AND dead_lettered_at IS NULL", Acknowledger.OnPublish.MARK),
-            new Variant("mark: without the sent_at btree", List.of("DROP INDEX outbox_sent_at_idx"), null,
+                            + " AND dead_lettered_at IS NULL", true, Acknowledger.OnPublish.MARK),
+            new Variant("mark: without the sent_at btree", List.of("DROP INDEX outbox_sent_at_idx"), null, false,
                     Acknowledger.OnPublish.MARK),
             new Variant("mark: BRIN instead of the sent_at btree", List.of("DROP INDEX outbox_sent_at_idx",
-                    "CREATE INDEX outbox_sent_at_brin ON outbox USING brin (sent_at)"), null,
+                    "CREATE INDEX outbox_sent_at_brin ON outbox USING brin (sent_at)"), null, false,
                     Acknowledger.OnPublish.MARK),
-            new Variant("mark: table fillfactor 50", List.of("ALTER TABLE outbox SET (fillfactor = 50)"), null,
+            new Variant("mark: table fillfactor 50", List.of("ALTER TABLE outbox SET (fillfactor = 50)"), null, false,
                     Acknowledger.OnPublish.MARK),
             new Variant("mark as a move: DELETE by id into an unindexed outbox_sent table",
                     List.of("CREATE TABLE outbox_sent (LIKE outbox)"),
                     "WITH d AS (DELETE FROM outbox WHERE id = ANY(?) RETURNING *) INSERT INTO outbox_sent"
                             + " SELECT id, aggregate_type, aggregate_id, event_type, payload, headers, created_at, seq,"
                             + " now(), attempts, last_error, dead_lettered_at, discarded_at FROM d",
-                    Acknowledger.OnPublish.MARK),
-            new Variant("delete: relay today (DELETE by id)", List.of(), null, Acknowledger.OnPublish.DELETE),
+                    false, Acknowledger.OnPublish.MARK),
+            new Variant("delete: relay today (DELETE by id)", List.of(), null, false, Acknowledger.OnPublish.DELETE),
             new Variant("delete: DELETE by seq and id (unsent index)", List.of(),
                     "DELETE FROM outbox WHERE seq = ANY(?) AND id = ANY(?) AND sent_at IS NULL"
-                            + " AND dead_lettered_at IS NULL", Acknowledger.OnPublish.DELETE));
+                            + " AND dead_lettered_at IS NULL", true, Acknowledger.OnPublish.DELETE));
 
     private DbCosts() {
     }
@@ -210,7 +211,7 @@ final class DbCosts {
                 }
                 if (ack == null) {
                     relay.acknowledge(c, ids);
-                } else if (v.ack().contains("seq = ANY(?)")) {
+                } else if (v.bySeq()) {
                     ack.setArray(1, c.unwrap(PGConnection.class).createArrayOf("int8",
                             java.util.Arrays.copyOf(seqs, ids.size())));
                     ack.setArray(2, c.createArrayOf("uuid", ids.toArray()));
@@ -237,8 +238,7 @@ final class DbCosts {
     }
 
     /** The result as markdown, with the command and the machine. */
-    static String markdown(List<Cost> costs, String command, Instant started, long seconds, String postgres,
-                           Map<String, String> settings) {
+    static String markdown(List<Cost> costs, String command, Instant started, long seconds, String postgresNote) {
         StringBuilder md = new StringBuilder();
         md.append("# What the database charges per event (").append(started).append(")\n\n");
         md.append("Command: `").append(command).append("`  \nWall time: ").append(seconds).append(" s.\n\n");
@@ -256,9 +256,7 @@ final class DbCosts {
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f |%n", c.variant().name(),
                     c.insertMicros(), c.fetchMicros(), c.ackMicros(), c.fetchMicros() + c.ackMicros()));
         }
-        md.append("\nPostgreSQL: ").append(postgres).append(", test-kit server on loopback: fsync=off,")
-                .append(" synchronous_commit=off, full_page_writes=off, wal_level=logical, shared_buffers=128MB, ")
-                .append(settings).append(".\n");
+        md.append("\n").append(postgresNote).append(".\n");
         md.append("Machine: ").append(String.join("; ", MachineNotes.describe())).append(".\n");
         return md.toString();
     }

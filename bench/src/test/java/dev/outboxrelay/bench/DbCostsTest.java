@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +24,7 @@ class DbCostsTest {
             assertThat(c.fetchMicros()).as(c.variant().name()).isPositive();
             assertThat(c.ackMicros()).as(c.variant().name()).isPositive();
         });
-        String markdown = DbCosts.markdown(costs, "test", Instant.now(), 1, "15", Map.of());
+        String markdown = DbCosts.markdown(costs, "test", Instant.now(), 1, "PostgreSQL: 15");
         for (DbCosts.Variant v : DbCosts.VARIANTS) {
             assertThat(markdown).contains("| " + v.name() + " |");
         }
