@@ -157,15 +157,10 @@ final class DbCosts {
     private static double fill(Connection c, int rows) throws SQLException {
         c.setAutoCommit(false);
         long t0 = System.nanoTime();
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (id, aggregate_type, aggregate_id,"
-                + " event_type, payload) VALUES (?, 'Order', ?, 'OrderPlaced', ?::jsonb)")) {
+        try (PreparedStatement ps = c.prepareStatement(OutboxLoad.INSERT)) {
             for (int seq = 0; seq < rows; seq++) {
-                String aggregate = Payloads.aggregateId(seq % 1000);
-                ps.setObject(1, UUID.randomUUID());
-                ps.setString(2, aggregate);
-                ps.setString(3, Payloads.json(seq, aggregate));
-                ps.addBatch();
-                if (seq % 100 == 99) {
+                OutboxLoad.addRow(ps, seq, Payloads.aggregateId(seq % 1000));
+                if (seq % OutboxLoad.TX_ROWS == OutboxLoad.TX_ROWS - 1) {
                     ps.executeBatch();
                     c.commit();
                 }

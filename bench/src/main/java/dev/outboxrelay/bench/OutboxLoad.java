@@ -96,13 +96,24 @@ final class OutboxLoad {
         return System.nanoTime() - start;
     }
 
+    /** The application's insert: the contract columns only, as a service writes them. */
+    static final String INSERT = "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload)"
+            + " VALUES (?, 'Order', ?, 'OrderPlaced', ?::jsonb)";
+
+    /** Adds event {@code seq} of {@code aggregate} to an {@link #INSERT} batch. */
+    static void addRow(PreparedStatement ps, long seq, String aggregate) throws SQLException {
+        ps.setObject(1, UUID.randomUUID());
+        ps.setString(2, aggregate);
+        ps.setString(3, Payloads.json(seq, aggregate));
+        ps.addBatch();
+    }
+
     private void writerLoop(int thread, int threads, long end, long deadline, long firstDue, long interval)
             throws SQLException, InterruptedException {
         int owned = aggregates / threads;
         long k = 0;
         try (Connection c = database.connect();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (id, aggregate_type, aggregate_id,"
-                     + " event_type, payload) VALUES (?, 'Order', ?, 'OrderPlaced', ?::jsonb)")) {
+             PreparedStatement ps = c.prepareStatement(INSERT)) {
             c.setAutoCommit(false);
             long due = firstDue;
             while (System.nanoTime() < deadline) {
@@ -122,11 +133,7 @@ final class OutboxLoad {
                 }
                 int n = (int) Math.min(TX_ROWS, end - first);
                 for (int i = 0; i < n; i++) {
-                    String aggregate = Payloads.aggregateId(thread + threads * (int) (k++ % owned));
-                    ps.setObject(1, UUID.randomUUID());
-                    ps.setString(2, aggregate);
-                    ps.setString(3, Payloads.json(first + i, aggregate));
-                    ps.addBatch();
+                    addRow(ps, first + i, Payloads.aggregateId(thread + threads * (int) (k++ % owned)));
                 }
                 ps.executeBatch();
                 c.commit();
