@@ -1,6 +1,5 @@
 package dev.outboxrelay.bench;
 
-import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.nio.file.Files;
@@ -106,8 +105,14 @@ final class Bench {
                             db.relayPassword(), bootstrap, topic);
                     case "batched" -> (db, topic) -> PollerBaseline.batched(db.jdbcUrl(), db.relayUser(),
                             db.relayPassword(), bootstrap, topic);
-                    case "debezium" -> (db, topic) -> new StockDebezium(db.host(), db.port(), db.name(),
-                            db.relayUser(), db.relayPassword(), OutboxSchema.DEFAULT_PUBLICATION, bootstrap, topic);
+                    case "debezium" -> (db, topic) -> {
+                        // What Debezium's own publication.autocreate.mode=filtered creates (every column and
+                        // operation), made as the owner because the relay role may not: the migrated publication
+                        // is the relay's, limited to what the relay reads, and not a stock setup.
+                        db.execute("CREATE PUBLICATION " + StockDebezium.PUBLICATION + " FOR TABLE public.outbox");
+                        return new StockDebezium(db.host(), db.port(), db.name(), db.relayUser(), db.relayPassword(),
+                                bootstrap, topic);
+                    };
                     default -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
                             options.relayJvmOptions(), db, bootstrap, topic, logs.resolve(slug + ".log"));
                 };

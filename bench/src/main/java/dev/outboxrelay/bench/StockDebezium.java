@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The stock Debezium baseline: the embedded engine with the JSON format and default connector settings
- * (pgoutput, file offsets, schemas in the envelope), and a change consumer that publishes each batch and waits:
+ * (pgoutput, file offsets, schemas in the envelope, a publication of every column), and a change consumer that publishes each batch and waits:
  * send every record's value, wait for all acks, then {@code markProcessed} each and {@code markBatchFinished}.
  * It sends the Debezium envelope as is, to the scenario's topic, with a producer on the client's defaults.
  */
@@ -39,8 +39,11 @@ final class StockDebezium implements Contender {
     private DebeziumEngine<ChangeEvent<String, String>> engine;
     private volatile Throwable failure;
 
-    StockDebezium(String host, int port, String database, String user, String password, String publication,
-                  String bootstrap, String topic) throws IOException {
+    /** The publication stock Debezium reads: the whole outbox table, as Debezium would create it itself. */
+    static final String PUBLICATION = "bench_debezium_pub";
+
+    StockDebezium(String host, int port, String database, String user, String password, String bootstrap,
+                  String topic) throws IOException {
         this.topic = topic;
         this.offsets = Files.createTempFile("bench-debezium-offsets", ".dat");
         props.setProperty("name", "bench-debezium");
@@ -55,8 +58,7 @@ final class StockDebezium implements Contender {
         props.setProperty("topic.prefix", "bench");
         props.setProperty("plugin.name", "pgoutput");
         props.setProperty("slot.name", "bench_debezium");
-        // The migration created this publication for the outbox table; the relay role may not create one.
-        props.setProperty("publication.name", publication);
+        props.setProperty("publication.name", PUBLICATION);
         props.setProperty("table.include.list", "public.outbox");
         this.producer = new KafkaProducer<>(Map.<String, Object>of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
