@@ -33,9 +33,10 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeHandler.class);
     /**
-     * The columns the stream reads; Debezium converts only these (it still decodes every column the publication
-     * sends). Not {@code created_at}: Debezium's conversion to an ISO string and our second parse of it cost more
-     * than the rest of our per-event work; the commit time in the source block serves the lag metric instead.
+     * The columns the stream reads: Debezium converts only these and, on PostgreSQL 15+, the publication sends only
+     * these (schema migration 5 lists them too; {@code SlotManager} refuses a list without one). Not
+     * {@code created_at}: Debezium's conversion to an ISO string and our second parse of it cost more than the rest
+     * of our per-event work; the commit time in the source block serves the lag metric instead.
      */
     static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload", "headers"};
 

@@ -6,7 +6,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,16 +90,61 @@ final class SlotManager {
                     + ": run ALTER PUBLICATION \"" + publication + "\" ADD TABLE " + table.quoted()
                     + " as the table owner");
         } else {
+            checkColumns(c);
             LOG.info("Using publication '{}' for {}", publication, table);
         }
     }
 
+    /**
+     * Since PostgreSQL 15 a publication may list the columns it sends. A list without a column the relay reads
+     * would turn events into tombstones or drop their headers, so the relay refuses it; a publication of every
+     * column works but makes the walsender and Debezium render and decode columns nobody reads, per event.
+     */
+    private void checkColumns(Connection c) throws SQLException {
+        if (!columnListsSupported(c)) {
+            return;
+        }
+        List<String> published;
+        try (PreparedStatement ps = c.prepareStatement("SELECT attnames FROM pg_publication_tables"
+                + " WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
+            ps.setString(1, publication);
+            ps.setString(2, table.schema());
+            ps.setString(3, table.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                published = List.of((String[]) rs.getArray(1).getArray());
+            }
+        }
+        List<String> missing = Stream.of(ChangeHandler.COLUMNS).filter(col -> !published.contains(col)).toList();
+        if (!missing.isEmpty()) {
+            throw new CdcSetupException("publication '" + publication + "' does not publish column"
+                    + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " of table " + table
+                    + ", which the relay reads: run `migrate`, or as the table owner: ALTER PUBLICATION \""
+                    + publication + "\" DROP TABLE " + table.quoted() + "; ALTER PUBLICATION \"" + publication
+                    + "\" ADD TABLE " + table.quoted() + columnList());
+        }
+        if (published.size() > ChangeHandler.COLUMNS.length) {
+            LOG.warn("Publication '{}' sends {} columns of {} and the relay reads {}: `migrate` (schema version 5)"
+                    + " limits it to those, which saves the database and the relay work per event",
+                    publication, published.size(), table, ChangeHandler.COLUMNS.length);
+        }
+    }
+
+    private static boolean columnListsSupported(Connection c) throws SQLException {
+        return c.getMetaData().getDatabaseMajorVersion() >= 15;
+    }
+
+    private static String columnList() {
+        return " (" + String.join(", ", ChangeHandler.COLUMNS) + ")";
+    }
+
     private void createPublication(Connection c) throws SQLException {
         String sql = "CREATE PUBLICATION \"" + publication + "\" FOR TABLE " + table.quoted()
-                + " WITH (publish = 'insert')";
+                + (columnListsSupported(c) ? columnList() : "") + " WITH (publish = 'insert')";
         try (Statement st = c.createStatement()) {
             st.execute(sql);
-            LOG.info("Created publication '{}' for {} (inserts only)", publication, table);
+            LOG.info("Created publication '{}' for {} (inserts only{})", publication, table,
+                    columnListsSupported(c) ? ", columns" + columnList() : "");
         } catch (SQLException e) {
             if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 throw new CdcSetupException("publication '" + publication + "' does not exist and role '"

@@ -19,7 +19,7 @@ public final class OutboxSchema {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql",
-            "V3__create_cdc_offsets.sql", "V4__dead_letter_discard.sql");
+            "V3__create_cdc_offsets.sql", "V4__dead_letter_discard.sql", "V5__publication_columns.sql");
 
     private OutboxSchema() {
     }
@@ -35,6 +35,7 @@ public final class OutboxSchema {
                 "schema", OutboxTable.quote(table.schema()),
                 "prefix", table.table(),
                 "publication", OutboxTable.quote(publication),
+                "publicationname", publication,
                 "notifyfunction", table.quotedInSchema(table.companion("relay_notify")),
                 "channel", notifyChannel(table));
         List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "outbox", STEPS, values);

@@ -44,14 +44,15 @@ class MigrateCommandIT {
                         + "applied version 2 (notify on insert) to public.outbox\n"
                         + "applied version 3 (create cdc offsets) to public.outbox\n"
                         + "applied version 4 (dead letter discard) to public.outbox\n"
-                        + "public.outbox is now at version 4\n", ""));
+                        + "applied version 5 (publication columns) to public.outbox\n"
+                        + "public.outbox is now at version 5\n", ""));
         assertThat(db.queryLong("SELECT count(*) FROM pg_publication WHERE pubname = 'outbox_relay_pub'")).isOne();
         assertThat(db.queryString("SELECT tableowner FROM pg_tables WHERE tablename = 'outbox'"))
                 .isEqualTo(db.relayUser());
 
         CliRun second = migrate(db.relayPassword());
-        assertThat(second).isEqualTo(new CliRun(0, "public.outbox is already at version 4; nothing to apply\n", ""));
-        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(4);
+        assertThat(second).isEqualTo(new CliRun(0, "public.outbox is already at version 5; nothing to apply\n", ""));
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(5);
     }
 
     @Test
@@ -79,7 +80,7 @@ class MigrateCommandIT {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(4);
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(5);
         assertThat(db.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'outbox'")).isOne();
     }
 
@@ -101,7 +102,7 @@ class MigrateCommandIT {
         CliRun r = CliRun.of(Map.of(), "migrate", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser(),
                 "--db-password-file", pw.toString(), "--table", "public.orders_outbox", "--publication", "orders_pub");
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).endsWith("public.orders_outbox is now at version 4\n");
+        assertThat(r.out()).endsWith("public.orders_outbox is now at version 5\n");
         assertThat(db.queryLong("SELECT count(*) FROM pg_publication_tables WHERE pubname = 'orders_pub'"
                 + " AND tablename = 'orders_outbox'")).isOne();
     }

@@ -1,0 +1,149 @@
+package dev.outboxrelay.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.publish.ProducerSettings;
+import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.ReadRecord;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The publication's column list (PostgreSQL 15+): {@code migrate} and the relay limit it to the columns the relay
+ * reads, a list without one of them is refused before anything streams, and a publication of every column (a
+ * schema before version 5) still relays complete events.
+ */
+class PublicationColumnsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    private TestDatabase db;
+    private TestKafka kafka;
+    private String aggregateType;
+    private OutboxSource source;
+
+    @BeforeEach
+    void setUp() throws SQLException {
+        db = TestPostgres.shared().createDatabase("cdcpub");
+        kafka = TestKafka.shared();
+        aggregateType = "pub" + UUID.randomUUID().toString().substring(0, 8);
+        try (Connection c = db.connect()) {
+            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
+        }
+        db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (source != null) {
+            source.close();
+        }
+        db.drop();
+    }
+
+    private List<String> publishedColumns() throws SQLException {
+        try (Connection c = db.connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT attnames FROM pg_publication_tables"
+                     + " WHERE pubname = 'outbox_relay_pub' AND tablename = 'outbox'")) {
+            assertThat(rs.next()).as("the publication includes the outbox table").isTrue();
+            Array names = rs.getArray(1);
+            return List.of((String[]) names.getArray());
+        }
+    }
+
+    private OutboxSource source(String user, String password) {
+        CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), user, password)
+                .heartbeatInterval(Duration.ofSeconds(1)).build();
+        source = CdcSource.create(settings, EventRouter.topicTemplate("cdc.${aggregateType}"),
+                EventPublisher.kafka(ProducerSettings.of(kafka.bootstrapServers(), Map.of())), RelayListener.none());
+        return source;
+    }
+
+    /** Starts the relay, writes one event with a payload and a custom header, and returns what a consumer reads. */
+    private ReadRecord relayOneEvent(String user, String password) {
+        OutboxSource relay = source(user, password);
+        relay.start();
+        await().atMost(WAIT).until(relay::isHealthy);
+        String id = UUID.randomUUID().toString();
+        db.execute("INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload, headers) VALUES ('"
+                + id + "', '" + aggregateType + "', 'order-1', 'created', '{\"total\": 42}',"
+                + " '{\"traceparent\": \"00-abc-def-01\"}')");
+        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds("cdc." + aggregateType, Set.of(id), WAIT);
+        assertThat(records).hasSize(1);
+        return records.get(0);
+    }
+
+    private static void assertComplete(ReadRecord r) {
+        assertThat(r.key()).isEqualTo("order-1");
+        assertThat(r.value()).isEqualTo("{\"total\": 42}");
+        assertThat(r.headers()).containsEntry("type", "created").containsEntry("traceparent", "00-abc-def-01");
+    }
+
+    @Test
+    void migrateLimitsThePublicationToTheColumnsTheRelayReads() throws SQLException {
+        assertThat(publishedColumns()).containsExactlyInAnyOrder(ChangeHandler.COLUMNS);
+        assertComplete(relayOneEvent(db.relayUser(), db.relayPassword()));
+    }
+
+    @Test
+    void migrationFiveLeavesAPublicationWithoutTheTableAlone() {
+        String v5 = OutboxSchema.plan(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrations().get(4).sql();
+        db.execute("DROP PUBLICATION outbox_relay_pub");
+        db.execute(v5);
+        assertThat(db.queryLong("SELECT count(*) FROM pg_publication WHERE pubname = 'outbox_relay_pub'")).isZero();
+        db.execute("CREATE TABLE other (id int); CREATE PUBLICATION outbox_relay_pub FOR TABLE other");
+        db.execute(v5);
+        assertThat(db.queryString("SELECT string_agg(tablename, ',') FROM pg_publication_tables"
+                + " WHERE pubname = 'outbox_relay_pub'")).isEqualTo("other");
+    }
+
+    @Test
+    void publicationTheRelayCreatesListsTheColumnsItReads() throws SQLException {
+        db.execute("DROP PUBLICATION outbox_relay_pub");
+        assertComplete(relayOneEvent(db.superUser(), db.superPassword()));
+        assertThat(publishedColumns()).containsExactlyInAnyOrder(ChangeHandler.COLUMNS);
+    }
+
+    @Test
+    void publicationOfEveryColumnStillRelaysCompleteEvents() throws SQLException {
+        db.execute("ALTER PUBLICATION outbox_relay_pub DROP TABLE outbox;"
+                + " ALTER PUBLICATION outbox_relay_pub ADD TABLE outbox");
+        assertThat(publishedColumns()).contains("created_at", "seq", "sent_at");
+        assertComplete(relayOneEvent(db.relayUser(), db.relayPassword()));
+    }
+
+    @Test
+    void publicationWithoutAColumnTheRelayReadsIsRefused() {
+        db.execute("ALTER PUBLICATION outbox_relay_pub DROP TABLE outbox; ALTER PUBLICATION outbox_relay_pub"
+                + " ADD TABLE outbox (id, aggregate_type, aggregate_id, event_type, created_at)");
+        OutboxSource relay = source(db.relayUser(), db.relayPassword());
+        assertThatThrownBy(relay::start).isInstanceOf(CdcSetupException.class)
+                .hasMessage("publication 'outbox_relay_pub' does not publish columns payload, headers of table"
+                        + " public.outbox, which the relay reads: run `migrate`, or as the table owner: ALTER"
+                        + " PUBLICATION \"outbox_relay_pub\" DROP TABLE \"public\".\"outbox\"; ALTER PUBLICATION"
+                        + " \"outbox_relay_pub\" ADD TABLE \"public\".\"outbox\" (id, aggregate_type, aggregate_id,"
+                        + " event_type, payload, headers)");
+    }
+}
