@@ -1,0 +1,59 @@
+#!/bin/bash
+# What the walsender charges per outbox event while it streams live to a client (pg_recvlogical) behind one writer
+# (N rows in 100-row transactions, flat out), with MARK=1 also behind a concurrent marker as in the relay's mark
+# mode; NOSENTIDX=1 drops the retention index on sent_at first; STRACE=1 counts the walsender's system calls.
+# Walsender CPU from /proc/<pid>/stat. Run as root after `./mvnw install -DskipTests`:
+#   N=400000 [MARK=1] bash bench/scripts/walsender-live.sh
+# Results: bench/results/2026-12-03-walsender.md
+set -e
+W=${W:-/tmp/walsender-probe}
+JAR=${JAR:-$(cd "$(dirname "$0")/../.." && pwd)/relay/target/outbox-relay.jar}
+mkdir -p $W && chown postgres $W
+BIN=/usr/lib/postgresql/15/bin
+D=$W/data; PORT=55439
+rm -rf $D; mkdir -p $D; chown postgres $D
+runuser -u postgres -- $BIN/initdb -D $D -A trust -U postgres >/dev/null
+cat >> $D/postgresql.conf <<C
+port=$PORT
+wal_level=logical
+fsync=off
+synchronous_commit=off
+full_page_writes=off
+shared_buffers=128MB
+max_wal_size=4GB
+autovacuum=off
+unix_socket_directories='$W'
+C
+runuser -u postgres -- $BIN/pg_ctl -D $D -l $D/../pg.log -w start >/dev/null
+trap 'runuser -u postgres -- $BIN/pg_ctl -D $D -m immediate stop >/dev/null 2>&1 || true' EXIT
+P="psql -h $W -p $PORT -U postgres -X -q -v ON_ERROR_STOP=1"
+java -jar "$JAR" migrate --print > $W/schema.sql
+$P -f $W/schema.sql >/dev/null 2>&1
+[ "$NOSENTIDX" = 1 ] && $P -c "DROP INDEX outbox_sent_at_idx"
+$P -c "SELECT 1 FROM pg_create_logical_replication_slot('s', 'pgoutput')" >/dev/null
+N=${N:-400000}
+PAYLOAD="jsonb_build_object('orderId', g, 'customer', 'customer-' || (g % 997), 'currency', 'EUR', 'total', g * 1.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'sku-' || (g % 101), 'qty', 1 + g % 5, 'price', 12.5), jsonb_build_object('sku', 'sku-' || (g % 103), 'qty', 2, 'price', 7.25)), 'note', repeat('x', 90))"
+pg_recvlogical -h $W -p $PORT -U postgres -d postgres --slot s --start -o proto_version=1 -o publication_names=outbox_relay_pub -f /dev/null &
+RL=$!
+sleep 1
+WS=$($P -At -c "SELECT pid FROM pg_stat_replication")
+cpu() { awk '{print $14+$15}' /proc/$1/stat; }
+c0=$(cpu $WS); t0=$(date +%s.%N)
+if [ "$STRACE" = 1 ]; then strace -c -p $WS -o $W/strace.txt & ST=$!; sleep 0.5; fi
+if [ "$MARK" = 1 ]; then
+  $P -c "DO \$\$ DECLARE ids uuid[]; n int := 0; BEGIN LOOP SELECT array_agg(id) INTO ids FROM (SELECT id FROM outbox WHERE sent_at IS NULL LIMIT 2048) x; IF ids IS NULL THEN PERFORM pg_sleep(0.01); n := n + 1; EXIT WHEN n > 300; CONTINUE; END IF; n := 0; UPDATE outbox SET sent_at = now() WHERE id = ANY(ids); COMMIT; END LOOP; END \$\$" &
+  MK=$!
+fi
+$P -c "DO \$\$ BEGIN FOR b IN 0..$((N/100-1)) LOOP INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload) SELECT gen_random_uuid(), 'order', 'key-' || (g % 1000), 'created', $PAYLOAD FROM generate_series(b*100+1, b*100+100) g; COMMIT; END LOOP; END \$\$"
+t1=$(date +%s.%N)
+[ -n "$MK" ] && wait $MK
+# let the walsender finish the tail
+END=$($P -At -c "SELECT pg_current_wal_lsn()")
+for i in $(seq 1 100); do
+  S=$($P -At -c "SELECT sent_lsn >= '$END' FROM pg_stat_replication"); [ "$S" = t ] && break; sleep 0.2
+done
+c1=$(cpu $WS); t2=$(date +%s.%N)
+if [ -n "$ST" ]; then kill -INT $ST; wait $ST || true; fi
+echo "mark=${MARK:-0} nosentidx=${NOSENTIDX:-0} N=$N writer $(echo "$t1 - $t0" | bc) s; walsender CPU $(( c1 - c0 )) ticks = $(echo "scale=2; ($c1 - $c0) * 10000 / $N" | bc) us/event over $(echo "$t2 - $t0" | bc) s"
+kill $RL; wait $RL 2>/dev/null || true
+runuser -u postgres -- $BIN/pg_ctl -D $D -m fast stop >/dev/null
