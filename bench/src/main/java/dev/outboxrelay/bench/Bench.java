@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 final class Bench {
 
     /** Contender slugs in run order. */
-    static final List<String> SLUGS = List.of("naive", "batched", "debezium", "poll-mark", "poll-delete", "cdc");
+    static final List<String> SLUGS = List.of("naive", "batched", "debezium", "poll-mark", "poll-delete", "cdc",
+            "cdc-delete");
 
     /** PostgreSQL settings on top of the test kit's (fsync, synchronous_commit and full_page_writes off). */
     static final Map<String, String> PG_SETTINGS = Map.of(
@@ -157,6 +158,7 @@ final class Bench {
             case "poll-mark" -> RelayProcess.Mode.POLL_MARK;
             case "poll-delete" -> RelayProcess.Mode.POLL_DELETE;
             case "cdc" -> RelayProcess.Mode.CDC;
+            case "cdc-delete" -> RelayProcess.Mode.CDC_DELETE;
             default -> throw new IllegalArgumentException("unknown contender " + slug);
         };
     }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
 @Command(name = "outbox-bench", mixinStandardHelpOptions = true, sortOptions = false,
         version = "outbox-bench 0.1.0-SNAPSHOT",
         description = {
-            "Measures the relay (poll mark, poll delete, cdc) against a naive poller,",
+            "Measures the relay (poll and cdc, each marking or deleting) against a naive poller,",
             "a batched poller, stock Debezium and the ceilings (raw Kafka producer K,",
             "writer insert rate I) on one machine, with its own PostgreSQL and Kafka",
             "broker. A consumer checks every scenario: a lost event fails the run.",
@@ -46,7 +46,7 @@ public final class BenchMain implements Callable<Integer> {
     private boolean dbCosts;
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
-            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc.")
+            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc, cdc-delete.")
     private List<String> only = new ArrayList<>();
 
     @Option(names = "--relay-jar", paramLabel = "JAR",

@@ -23,7 +23,8 @@ final class RelayProcess implements Contender {
     enum Mode {
         POLL_MARK("poll (mark)", "poll", "mark"),
         POLL_DELETE("poll (delete)", "poll", "delete"),
-        CDC("cdc", "cdc", "mark");
+        CDC("cdc", "cdc", "mark"),
+        CDC_DELETE("cdc (delete)", "cdc", "delete");
 
         final String label;
         final String mode;
@@ -75,7 +76,7 @@ final class RelayProcess implements Contender {
         pb.redirectErrorStream(true);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
-        if (mode == Mode.CDC) {
+        if (mode.mode.equals("cdc")) {
             awaitSlotStreaming();
         }
         checkAlive();

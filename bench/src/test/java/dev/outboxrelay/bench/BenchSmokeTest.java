@@ -36,7 +36,7 @@ class BenchSmokeTest {
         });
         assertThat(result.insertRate()).as("I, one writer").isPositive();
         assertThat(result.databaseInsertRate()).as("insert ceiling, several writers").isPositive();
-        for (String relay : List.of("poll-mark", "poll-delete", "cdc")) {
+        for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete")) {
             assertThat(result.outcomes().get(relay).steady()).as(relay).isNotNull();
             assertThat(result.outcomes().get(relay).saturation().writeRate()).as("%s: the writer flat out", relay)
                     .isPositive();
