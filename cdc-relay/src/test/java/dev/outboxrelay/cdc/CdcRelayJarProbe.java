@@ -28,8 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Usage: {@code java -cp <test classpath> dev.outboxrelay.cdc.CdcRelayJarProbe <relay jar> <backlog rows>
  * <steady rows/s> <steady seconds> [jvm options...] [-- relay options...]}. Progress goes to stdout, the relay's
- * log to {@code /tmp/cdc-jar-probe-relay.log}. {@code -Dprobe.publicationColumns=true} narrows the publication to the
- * contract columns first (an experiment: the relay does not do that itself).
+ * log to {@code /tmp/cdc-jar-probe-relay.log}.
  */
 final class CdcRelayJarProbe {
 
@@ -66,11 +65,6 @@ final class CdcRelayJarProbe {
         String topic = "jarprobe-" + UUID.randomUUID().toString().substring(0, 8);
         TestKafka.shared().createTopic(topic, 3);
 
-        if (Boolean.getBoolean("probe.publicationColumns")) {
-            // PostgreSQL 15+: a publication column list keeps created_at, seq... out of the stream altogether.
-            db.execute("ALTER PUBLICATION outbox_relay_pub SET TABLE outbox (id, aggregate_type, aggregate_id,"
-                    + " event_type, payload, headers)");
-        }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvm);
