@@ -135,6 +135,48 @@ class PublicationColumnsTest {
     }
 
     @Test
+    void migrationFiveWhileTheRelayStreamsLosesNothing() throws SQLException {
+        db.execute("ALTER PUBLICATION outbox_relay_pub DROP TABLE outbox;"
+                + " ALTER PUBLICATION outbox_relay_pub ADD TABLE outbox");
+        assertComplete(relayOneEvent(db.relayUser(), db.relayPassword()));
+        String v5 = OutboxSchema.plan(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrations().get(4).sql();
+        // A transaction that inserted before the publication changed and commits after it.
+        try (Connection open = db.connect()) {
+            open.setAutoCommit(false);
+            try (Statement st = open.createStatement()) {
+                st.execute(insertSql(0, 50));
+                db.execute(insertSql(50, 100));
+                db.execute(v5);
+                db.execute(insertSql(100, 150));
+            }
+            open.commit();
+        }
+        db.execute(insertSql(150, 200));
+        assertThat(publishedColumns()).containsExactlyInAnyOrder(ChangeHandler.COLUMNS);
+        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds("cdc." + aggregateType, ids(0, 200), WAIT);
+        assertThat(records).filteredOn(r -> r.id().startsWith("00000000-0000-4000-8000-")).hasSize(200)
+                .allSatisfy(r -> {
+                    assertThat(r.value()).startsWith("{\"n\": ");
+                    assertThat(r.headers()).containsEntry("traceparent", "00-abc-def-01");
+                });
+    }
+
+    private String insertSql(int from, int to) {
+        return "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+                + " SELECT ('00000000-0000-4000-8000-' || lpad(g::text, 12, '0'))::uuid, '" + aggregateType + "',"
+                + " 'order-' || (g % 7), 'created', jsonb_build_object('n', g), '{\"traceparent\": \"00-abc-def-01\"}'"
+                + " FROM generate_series(" + from + ", " + (to - 1) + ") g";
+    }
+
+    private static Set<String> ids(int from, int to) {
+        Set<String> ids = new java.util.HashSet<>();
+        for (int g = from; g < to; g++) {
+            ids.add(String.format("00000000-0000-4000-8000-%012d", g));
+        }
+        return ids;
+    }
+
+    @Test
     void publicationWithoutAColumnTheRelayReadsIsRefused() {
         db.execute("ALTER PUBLICATION outbox_relay_pub DROP TABLE outbox; ALTER PUBLICATION outbox_relay_pub"
                 + " ADD TABLE outbox (id, aggregate_type, aggregate_id, event_type, created_at)");
