@@ -6,32 +6,8 @@
 # `./mvnw install -DskipTests`:  N=200000 bash bench/scripts/walsender-decode.sh
 # Results: bench/results/2026-12-03-walsender.md
 set -e
-W=${W:-/tmp/walsender-probe}
-JAR=${JAR:-$(cd "$(dirname "$0")/../.." && pwd)/relay/target/outbox-relay.jar}
-mkdir -p $W && chown postgres $W
-BIN=/usr/lib/postgresql/15/bin
-D=$W/data; PORT=55439
-rm -rf $D; mkdir -p $D; chown postgres $D
-runuser -u postgres -- $BIN/initdb -D $D -A trust -U postgres >/dev/null
-cat >> $D/postgresql.conf <<C
-port=$PORT
-wal_level=logical
-fsync=off
-synchronous_commit=off
-full_page_writes=off
-shared_buffers=128MB
-max_wal_size=4GB
-autovacuum=off
-unix_socket_directories='$W'
-C
-runuser -u postgres -- $BIN/pg_ctl -D $D -l $D/../pg.log -w start >/dev/null
-trap 'runuser -u postgres -- $BIN/pg_ctl -D $D -m immediate stop >/dev/null 2>&1 || true' EXIT
-P="psql -h $W -p $PORT -U postgres -X -q -v ON_ERROR_STOP=1"
-java -jar "$JAR" migrate --print > $W/schema.sql
-$P -f $W/schema.sql >/dev/null
-$P -c "SELECT 1 FROM pg_create_logical_replication_slot('s', 'pgoutput')" >/dev/null
+. "$(dirname "$0")/walsender-server.sh"
 N=${N:-200000}
-PAYLOAD="jsonb_build_object('orderId', g, 'customer', 'customer-' || (g % 997), 'currency', 'EUR', 'total', g * 1.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'sku-' || (g % 101), 'qty', 1 + g % 5, 'price', 12.5), jsonb_build_object('sku', 'sku-' || (g % 103), 'qty', 2, 'price', 7.25)), 'note', repeat('x', 90))"
 insert() { # 100-row transactions
   $P -c "DO \$\$ BEGIN FOR b IN 0..$((N/100-1)) LOOP INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload) SELECT gen_random_uuid(), 'order', 'key-' || (g % 1000), 'created', $PAYLOAD FROM generate_series(b*100+1, b*100+100) g; COMMIT; END LOOP; END \$\$"
 }
@@ -62,4 +38,3 @@ for round in 1 2 3; do
     $P -c "VACUUM outbox" 
   done
 done
-runuser -u postgres -- $BIN/pg_ctl -D $D -m fast stop >/dev/null

@@ -5,27 +5,8 @@
 # `./mvnw install -DskipTests`:  [WAL_WRITER_DELAY=10ms] bash bench/scripts/walsender-latency.sh
 # Results: bench/results/2026-12-03-walsender.md
 set -e
-W=${W:-/tmp/walsender-probe}
-JAR=${JAR:-$(cd "$(dirname "$0")/../.." && pwd)/relay/target/outbox-relay.jar}
-mkdir -p $W && chown postgres $W
-BIN=/usr/lib/postgresql/15/bin; D=$W/data; PORT=55439
-rm -rf $D; mkdir -p $D; chown postgres $D
-runuser -u postgres -- $BIN/initdb -D $D -A trust -U postgres >/dev/null
-cat >> $D/postgresql.conf <<C
-port=$PORT
-wal_level=logical
-fsync=off
-synchronous_commit=off
-full_page_writes=off
-unix_socket_directories='$W'
-C
-[ -n "$WAL_WRITER_DELAY" ] && echo "wal_writer_delay=$WAL_WRITER_DELAY" >> $D/postgresql.conf
-runuser -u postgres -- $BIN/pg_ctl -D $D -l $W/pg.log -w start >/dev/null
-trap 'kill $RL 2>/dev/null; runuser -u postgres -- $BIN/pg_ctl -D $D -m immediate stop >/dev/null 2>&1 || true' EXIT
-P="psql -h $W -p $PORT -U postgres -X -q -v ON_ERROR_STOP=1"
-java -jar "$JAR" migrate --print > $W/schema.sql
-$P -f $W/schema.sql >/dev/null 2>&1
-$P -c "SELECT 1 FROM pg_create_logical_replication_slot('s', 'pgoutput')" >/dev/null
+EXTRA_CONF=${WAL_WRITER_DELAY:+wal_writer_delay=$WAL_WRITER_DELAY}
+. "$(dirname "$0")/walsender-server.sh"
 pg_recvlogical -h $W -p $PORT -U postgres -d postgres --slot s --start -o proto_version=1 -o publication_names=outbox_relay_pub -f /dev/null &
 RL=$!
 sleep 1

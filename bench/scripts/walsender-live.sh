@@ -6,33 +6,9 @@
 #   N=400000 [MARK=1] bash bench/scripts/walsender-live.sh
 # Results: bench/results/2026-12-03-walsender.md
 set -e
-W=${W:-/tmp/walsender-probe}
-JAR=${JAR:-$(cd "$(dirname "$0")/../.." && pwd)/relay/target/outbox-relay.jar}
-mkdir -p $W && chown postgres $W
-BIN=/usr/lib/postgresql/15/bin
-D=$W/data; PORT=55439
-rm -rf $D; mkdir -p $D; chown postgres $D
-runuser -u postgres -- $BIN/initdb -D $D -A trust -U postgres >/dev/null
-cat >> $D/postgresql.conf <<C
-port=$PORT
-wal_level=logical
-fsync=off
-synchronous_commit=off
-full_page_writes=off
-shared_buffers=128MB
-max_wal_size=4GB
-autovacuum=off
-unix_socket_directories='$W'
-C
-runuser -u postgres -- $BIN/pg_ctl -D $D -l $D/../pg.log -w start >/dev/null
-trap 'runuser -u postgres -- $BIN/pg_ctl -D $D -m immediate stop >/dev/null 2>&1 || true' EXIT
-P="psql -h $W -p $PORT -U postgres -X -q -v ON_ERROR_STOP=1"
-java -jar "$JAR" migrate --print > $W/schema.sql
-$P -f $W/schema.sql >/dev/null 2>&1
+. "$(dirname "$0")/walsender-server.sh"
 [ "$NOSENTIDX" = 1 ] && $P -c "DROP INDEX outbox_sent_at_idx"
-$P -c "SELECT 1 FROM pg_create_logical_replication_slot('s', 'pgoutput')" >/dev/null
 N=${N:-400000}
-PAYLOAD="jsonb_build_object('orderId', g, 'customer', 'customer-' || (g % 997), 'currency', 'EUR', 'total', g * 1.5, 'items', jsonb_build_array(jsonb_build_object('sku', 'sku-' || (g % 101), 'qty', 1 + g % 5, 'price', 12.5), jsonb_build_object('sku', 'sku-' || (g % 103), 'qty', 2, 'price', 7.25)), 'note', repeat('x', 90))"
 pg_recvlogical -h $W -p $PORT -U postgres -d postgres --slot s --start -o proto_version=1 -o publication_names=outbox_relay_pub -f /dev/null &
 RL=$!
 sleep 1
@@ -56,4 +32,3 @@ c1=$(cpu $WS); t2=$(date +%s.%N)
 if [ -n "$ST" ]; then kill -INT $ST; wait $ST || true; fi
 echo "mark=${MARK:-0} nosentidx=${NOSENTIDX:-0} N=$N writer $(echo "$t1 - $t0" | bc) s; walsender CPU $(( c1 - c0 )) ticks = $(echo "scale=2; ($c1 - $c0) * 10000 / $N" | bc) us/event over $(echo "$t2 - $t0" | bc) s"
 kill $RL; wait $RL 2>/dev/null || true
-runuser -u postgres -- $BIN/pg_ctl -D $D -m fast stop >/dev/null
