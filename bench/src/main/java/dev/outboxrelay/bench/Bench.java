@@ -21,15 +21,10 @@ final class Bench {
     static final List<String> SLUGS = List.of("naive", "batched", "debezium", "poll-mark", "poll-delete", "cdc",
             "cdc-delete");
 
-    /** PostgreSQL settings on top of the test kit's (fsync, synchronous_commit and full_page_writes off). */
+    /** PostgreSQL settings on top of the test kit's (fsync and full_page_writes off, synchronous_commit on). */
     static final Map<String, String> PG_SETTINGS = Map.of(
             // A paused (SIGSTOP) CDC relay must keep its replication connection while the backlog is written.
-            "wal_sender_timeout", "10min",
-            // Commits write their WAL at once, as PostgreSQL's default does (fsync stays off: no disk wait). The
-            // walsender streams only written-out WAL: with the test kit's asynchronous commit it waited for the
-            // WAL writer, p50 159 ms from commit to sent (bench/results/2026-12-03-walsender.md), in every CDC
-            // latency the bench measured.
-            "synchronous_commit", "on");
+            "wal_sender_timeout", "10min");
 
     private static final Logger LOG = LoggerFactory.getLogger(Bench.class);
 
@@ -57,7 +52,8 @@ final class Bench {
     /** How {@link #startPostgres()}'s server is set up, for a result's notes. */
     static String postgresNote(TestPostgres postgres) {
         return "PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
-                + " full_page_writes=off, wal_level=logical, shared_buffers=128MB, " + PG_SETTINGS;
+                + " full_page_writes=off, synchronous_commit=on, wal_level=logical, shared_buffers=128MB, "
+                + PG_SETTINGS;
     }
 
     /** Everything measured. */

@@ -46,20 +46,12 @@ final class Demo {
         this.out = out;
     }
 
-    /**
-     * The test kit's server, but committing as PostgreSQL does by default: with asynchronous commit the walsender
-     * streams a commit only once the WAL writer wrote it out, and the CDC demo's latency would be mostly that wait.
-     */
-    private static TestPostgres startPostgres() {
-        return TestPostgres.start(TestPostgres.Options.defaults().withSetting("synchronous_commit", "on"));
-    }
-
     /** Runs the demo; true when nothing was lost and per-key order held. */
     boolean run() {
         long started = System.nanoTime();
         out.printf(Locale.ROOT, "outbox-relay demo: %d events over %d aggregates at %d/s, --mode %s%n",
                 settings.events(), settings.keys(), settings.rate(), mode());
-        try (TestPostgres pg = step("PostgreSQL", Demo::startPostgres);
+        try (TestPostgres pg = step("PostgreSQL", TestPostgres::start);
              TestKafka kafka = step("Kafka", Demo::startKafka)) {
             TestDatabase db = pg.createDatabase("demo");
             migrate(db);
