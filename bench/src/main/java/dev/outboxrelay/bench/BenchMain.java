@@ -46,7 +46,8 @@ public final class BenchMain implements Callable<Integer> {
     private boolean dbCosts;
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
-            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc, cdc-delete.")
+            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc,"
+                    + " cdc-delete.")
     private List<String> only = new ArrayList<>();
 
     @Option(names = "--relay-jar", paramLabel = "JAR",

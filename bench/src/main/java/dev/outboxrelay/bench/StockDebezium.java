@@ -23,8 +23,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The stock Debezium baseline: the embedded engine with the JSON format and default connector settings
- * (pgoutput, file offsets, schemas in the envelope, a publication of every column), and a change consumer that publishes each batch and waits:
- * send every record's value, wait for all acks, then {@code markProcessed} each and {@code markBatchFinished}.
+ * (pgoutput, file offsets, schemas in the envelope, a publication of every column), and a change consumer that
+ * publishes each batch and waits: send every record's value, wait for all acks, then {@code markProcessed} each
+ * and {@code markBatchFinished}.
  * It sends the Debezium envelope as is, to the scenario's topic, with a producer on the client's defaults.
  */
 final class StockDebezium implements Contender {

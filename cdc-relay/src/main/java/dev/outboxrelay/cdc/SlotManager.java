@@ -139,12 +139,13 @@ final class SlotManager {
     }
 
     private void createPublication(Connection c) throws SQLException {
+        boolean listed = columnListsSupported(c);
         String sql = "CREATE PUBLICATION \"" + publication + "\" FOR TABLE " + table.quoted()
-                + (columnListsSupported(c) ? columnList() : "") + " WITH (publish = 'insert')";
+                + (listed ? columnList() : "") + " WITH (publish = 'insert')";
         try (Statement st = c.createStatement()) {
             st.execute(sql);
             LOG.info("Created publication '{}' for {} (inserts only{})", publication, table,
-                    columnListsSupported(c) ? ", columns" + columnList() : "");
+                    listed ? ", columns" + columnList() : "");
         } catch (SQLException e) {
             if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 throw new CdcSetupException("publication '" + publication + "' does not exist and role '"
