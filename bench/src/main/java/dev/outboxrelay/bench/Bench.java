@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,11 +50,14 @@ final class Bench {
         return TestPostgres.start(pgOptions);
     }
 
+    /** The server settings a result's notes report, as the server reports them. */
+    private static final List<String> NOTED_SETTINGS = List.of("fsync", "synchronous_commit", "full_page_writes",
+            "wal_level", "shared_buffers", "wal_sender_timeout");
+
     /** How {@link #startPostgres()}'s server is set up, for a result's notes. */
     static String postgresNote(TestPostgres postgres) {
-        return "PostgreSQL: " + postgres.version() + ", test-kit server on loopback: fsync=off,"
-                + " full_page_writes=off, synchronous_commit=on, wal_level=logical, shared_buffers=128MB, "
-                + PG_SETTINGS;
+        return "PostgreSQL: " + postgres.version() + ", test-kit server on loopback: " + NOTED_SETTINGS.stream()
+                .map(name -> name + "=" + postgres.setting(name)).collect(Collectors.joining(", "));
     }
 
     /** Everything measured. */

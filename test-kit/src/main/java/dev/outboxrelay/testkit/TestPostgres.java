@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -307,16 +308,24 @@ public final class TestPostgres implements AutoCloseable {
     public String version() {
         String v = version;
         if (v == null) {
-            try (Connection c = connectAdmin("postgres"); Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SHOW server_version")) {
-                rs.next();
-                v = rs.getString(1);
-                version = v;
-            } catch (SQLException e) {
-                throw new IllegalStateException("Could not query the server version", e);
-            }
+            v = setting("server_version");
+            version = v;
         }
         return v;
+    }
+
+    /** A server setting as {@code current_setting(name)} reports it, e.g. {@code on} for {@code fsync}. */
+    public String setting(String name) {
+        try (Connection c = connectAdmin("postgres");
+             PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not query the server setting " + name, e);
+        }
     }
 
     /**

@@ -26,6 +26,9 @@ class TestPostgresTest {
         assertThat(database.queryLong("SELECT setting::bigint FROM pg_settings WHERE name = 'max_replication_slots'"))
                 .isGreaterThanOrEqualTo(20);
         assertThat(database.server().version()).startsWith(database.queryString("SHOW server_version_num").substring(0, 2));
+        assertThat(database.server().setting("wal_level")).isEqualTo("logical");
+        assertThat(database.server().setting("synchronous_commit"))
+                .isEqualTo(database.queryString("SHOW synchronous_commit"));
         assertThat(database.name()).startsWith("testpostgrestest_");
         // startsWith: an external OUTBOX_TEST_JDBC_URL's query parameters are kept.
         assertThat(database.jdbcUrl()).startsWith("jdbc:postgresql://" + database.host() + ":" + database.port() + "/" + database.name());
