@@ -1,10 +1,10 @@
-# Sourced by the walsender-*.sh scripts: starts a throwaway PostgreSQL 15 (wal_level=logical, fsync off,
+# Sourced by the walsender-*.sh scripts: starts a throwaway PostgreSQL 15 (or the server in $BIN; wal_level=logical, fsync off,
 # asynchronous commit unless the caller's EXTRA_CONF says otherwise) as the postgres user in $W, applies the relay's
 # schema (`migrate --print` of the built jar) and creates the logical slot `s`. Defines $P (psql) and $PAYLOAD (a
 # 286-byte JSON payload over generate_series' g); the server stops when the calling script exits.
 W=${W:-/tmp/walsender-probe}
 JAR=${JAR:-$(cd "$(dirname "$0")/../.." && pwd)/relay/target/outbox-relay.jar}
-BIN=/usr/lib/postgresql/15/bin
+BIN=${BIN:-/usr/lib/postgresql/15/bin}
 D=$W/data; PORT=55439
 mkdir -p $W && chown postgres $W
 rm -rf $D; mkdir -p $D; chown postgres $D
