@@ -140,7 +140,7 @@ final class ManagedPostgres {
             lifelines.add(process.getOutputStream());
             try {
                 awaitReady(options.startTimeout());
-                LOG.info("PostgreSQL started on {}:{} in {} as OS user {}", LOOPBACK, port, dir, osUser());
+                LOG.info("PostgreSQL started on {}:{} in {} as OS user {} ({})", LOOPBACK, port, dir, osUser(), bin);
                 return;
             } catch (PortTakenException e) {
                 // Another process grabbed the port between freePort() and bind(); pick another one.

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * left behind.
  *
  * <p><b>Binaries.</b> {@code $PG_BIN}, else {@code pg_config --bindir}, else the highest
- * {@code /usr/lib/postgresql/<major>/bin}.
+ * {@code /usr/lib/postgresql/<major>/bin}. {@link #sharedOfMajor(int)} takes another
+ * major version from the distribution jars the build copied.
  *
  * <p><b>External server.</b> If {@code OUTBOX_TEST_JDBC_URL} is set (with optional
  * {@code OUTBOX_TEST_JDBC_USER}, default {@code postgres}, and {@code OUTBOX_TEST_JDBC_PASSWORD}),
@@ -75,6 +77,7 @@ public final class TestPostgres implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TestPostgres.class);
     private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
     private static TestPostgres shared;
+    private static final Map<Integer, TestPostgres> SHARED_BY_MAJOR = new HashMap<>();
 
     private final ManagedPostgres managed;
     private final String host;
@@ -157,9 +160,19 @@ public final class TestPostgres implements AutoCloseable {
             String url = System.getenv(EXTERNAL_URL_ENV);
             shared = url != null && !url.isBlank()
                     ? external(url.trim(), System.getenv(EXTERNAL_USER_ENV), System.getenv(EXTERNAL_PASSWORD_ENV))
-                    : startManaged(Options.defaults(), true);
+                    : startManaged(PgBinaries.find(), Options.defaults(), true);
         }
         return shared;
+    }
+
+    /**
+     * A server of PostgreSQL {@code major} shared by everything in this JVM, started on first use from the
+     * distribution jars the module's build copied (zonky's binaries, see {@code PgDistributions}), for suites that
+     * must pass on every supported version. Never the external server; {@link #close()} on it does nothing.
+     */
+    public static synchronized TestPostgres sharedOfMajor(int major) {
+        return SHARED_BY_MAJOR.computeIfAbsent(major,
+                m -> startManaged(PgDistributions.bin(m), Options.defaults(), true));
     }
 
     /** Starts a dedicated server with default options; the caller must close it. */
@@ -169,11 +182,10 @@ public final class TestPostgres implements AutoCloseable {
 
     /** Starts a dedicated server (never the external one); the caller must close it. */
     public static TestPostgres start(Options options) {
-        return startManaged(options, false);
+        return startManaged(PgBinaries.find(), options, false);
     }
 
-    private static TestPostgres startManaged(Options options, boolean isShared) {
-        Path bin = PgBinaries.find();
+    private static TestPostgres startManaged(Path bin, Options options, boolean isShared) {
         ManagedPostgres managed;
         try {
             managed = ManagedPostgres.start(bin, options);

@@ -71,9 +71,25 @@ public abstract class RelayContract {
         return true;
     }
 
+    /** Oldest PostgreSQL major version the relay supports (README, "Requirements"). */
+    public static final int OLDEST_SUPPORTED_POSTGRES = 14;
+
+    /**
+     * The PostgreSQL major version to run the suite on, from {@link TestPostgres#sharedOfMajor(int)}; 0 (the
+     * default) means the installed server, {@link TestPostgres#shared()}. A subclass per version runs the same
+     * suite on every supported version.
+     */
+    protected int postgresMajor() {
+        return 0;
+    }
+
+    private TestPostgres postgres() {
+        return postgresMajor() == 0 ? TestPostgres.shared() : TestPostgres.sharedOfMajor(postgresMajor());
+    }
+
     @BeforeEach
     final void createDatabase() throws Exception {
-        database = TestPostgres.shared().createDatabase("contract");
+        database = postgres().createDatabase("contract");
         migrate(database, TABLE);
         env = new RelayEnvironment(database, TABLE, TestKafka.shared());
         writer = new OutboxWriter(database, TABLE);
@@ -91,6 +107,15 @@ public abstract class RelayContract {
             env.kafka().restart();
         }
         database.drop();
+    }
+
+    @Test
+    final void runsOnTheIntendedSupportedVersion() {
+        int major = (int) (database.queryLong("SELECT current_setting('server_version_num')::int") / 10000);
+        if (postgresMajor() != 0) {
+            assertThat(major).isEqualTo(postgresMajor());
+        }
+        assertThat(major).isGreaterThanOrEqualTo(OLDEST_SUPPORTED_POSTGRES);
     }
 
     @Test
