@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,7 @@ final class DebeziumCdcSource implements OutboxSource {
      */
     static final int PIPELINE_DEPTH = 4;
     private static final Duration STOP_DRAIN = Duration.ofSeconds(30);
+    private static final Duration ENGINE_START_WAIT = Duration.ofSeconds(15);
 
     private final CdcSettings settings;
     private final EventPublisher publisher;
@@ -55,6 +57,8 @@ final class DebeziumCdcSource implements OutboxSource {
     private volatile boolean closed;
     private volatile boolean streaming;
     private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
+    /** Completes when the current engine polls or has finished: before that, closing it makes Debezium fail. */
+    private volatile CompletableFuture<Void> engineUp = CompletableFuture.completedFuture(null);
     private Thread supervisor;
     private Pipeline pipeline;
 
@@ -184,6 +188,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private void runEngine(Set<UUID> rescanned, long startLsn) {
         JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
         CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> up = new CompletableFuture<>();
         ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table().quoted(),
                 rescanned, startLsn);
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
@@ -193,6 +198,7 @@ final class DebeziumCdcSource implements OutboxSource {
                     @Override
                     public void pollingStarted() {
                         streaming = true;
+                        up.complete(null);
                         LOG.info("CDC source streaming from slot '{}' (publication '{}')", settings.slotName(),
                                 settings.publication());
                     }
@@ -203,6 +209,7 @@ final class DebeziumCdcSource implements OutboxSource {
                         LOG.error("Debezium engine failed: {}", message, error);
                         listener.outage("debezium", error);
                     }
+                    up.complete(null);
                     done.complete(null);
                 })
                 .build();
@@ -212,6 +219,7 @@ final class DebeziumCdcSource implements OutboxSource {
             if (closed) {
                 return;
             }
+            engineUp = up;
             engine = e;
         }
         try {
@@ -251,6 +259,14 @@ final class DebeziumCdcSource implements OutboxSource {
         }
         DebeziumEngine<?> e = engine;
         if (e != null) {
+            // Closed while it initializes, Debezium fails the start and logs an ERROR for a plain stop.
+            try {
+                engineUp.get(ENGINE_START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException stillStarting) {
+                LOG.debug("Closing the Debezium engine before it polls");
+            }
             closeEngine(e);
         }
         if (p != null) {

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -31,6 +35,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The CDC source against a real PostgreSQL (wal_level=logical) and a real Kafka broker. */
 class CdcSourceTest {
@@ -61,13 +66,18 @@ class CdcSourceTest {
         db.drop();
     }
 
-    private OutboxSource start(Consumer<CdcSettings.Builder> tweak) {
+    private OutboxSource create(Consumer<CdcSettings.Builder> tweak) {
         CdcSettings.Builder b = CdcSettings.builder(db.jdbcUrl(), db.relayUser(), db.relayPassword())
                 .heartbeatInterval(Duration.ofSeconds(1)).maxAttempts(3);
         tweak.accept(b);
         OutboxSource source = CdcSource.create(b.build(), EventRouter.topicTemplate("cdc.${aggregateType}"),
                 EventPublisher.kafka(ProducerSettings.of(kafka.bootstrapServers(), Map.of())), RelayListener.none());
         sources.add(source);
+        return source;
+    }
+
+    private OutboxSource start(Consumer<CdcSettings.Builder> tweak) {
+        OutboxSource source = create(tweak);
         source.start();
         await().atMost(WAIT).until(source::isHealthy);
         return source;
@@ -190,6 +200,31 @@ class CdcSourceTest {
         List<ReadRecord> records = awaitIds(ids);
         assertThat(records).hasSize(200);
         assertPerKeyOrder(records, ids);
+    }
+
+    @Test
+    void stoppedWhileItStartsItLogsNoErrorAndTheNextStartPublishes() throws Exception {
+        List<String> ids = insert(20, 2);
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        logs.start();
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.addAppender(logs);
+        try {
+            // A stop at different points of the start: before, while and after Debezium initializes.
+            for (int delayMs : new int[] {0, 50, 100, 200, 300, 400, 600, 900}) {
+                OutboxSource source = create(b -> { });
+                source.start();
+                Thread.sleep(delayMs);
+                source.close();
+            }
+        } finally {
+            root.detachAppender(logs);
+        }
+        assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.ERROR)
+                .extracting(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).isEmpty();
+        start();
+        awaitIds(ids);
+        await().atMost(WAIT).until(() -> unsent() == 0);
     }
 
     @Test
