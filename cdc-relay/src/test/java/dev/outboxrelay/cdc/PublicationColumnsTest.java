@@ -74,16 +74,24 @@ class PublicationColumnsTest {
     }
 
     private OutboxSource source(String user, String password) {
-        CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), user, password)
-                .heartbeatInterval(Duration.ofSeconds(1)).build();
-        source = CdcSource.create(settings, EventRouter.topicTemplate("cdc.${aggregateType}"),
-                EventPublisher.kafka(ProducerSettings.of(kafka.bootstrapServers(), Map.of())), RelayListener.none());
+        source = source(db, kafka, user, password);
         return source;
     }
 
-    /** Starts the relay, writes one event with a payload and a custom header, and returns what a consumer reads. */
     private ReadRecord relayOneEvent(String user, String password) {
-        OutboxSource relay = source(user, password);
+        return relayOneEvent(source(user, password), db, kafka, aggregateType);
+    }
+
+    /** A CDC source on {@code db} as {@code user}, not started. */
+    static OutboxSource source(TestDatabase db, TestKafka kafka, String user, String password) {
+        CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), user, password)
+                .heartbeatInterval(Duration.ofSeconds(1)).build();
+        return CdcSource.create(settings, EventRouter.topicTemplate("cdc.${aggregateType}"),
+                EventPublisher.kafka(ProducerSettings.of(kafka.bootstrapServers(), Map.of())), RelayListener.none());
+    }
+
+    /** Starts {@code relay}, writes one event with a payload and a custom header, and returns what a consumer reads. */
+    static ReadRecord relayOneEvent(OutboxSource relay, TestDatabase db, TestKafka kafka, String aggregateType) {
         relay.start();
         await().atMost(WAIT).until(relay::isHealthy);
         String id = UUID.randomUUID().toString();
@@ -95,7 +103,7 @@ class PublicationColumnsTest {
         return records.get(0);
     }
 
-    private static void assertComplete(ReadRecord r) {
+    static void assertComplete(ReadRecord r) {
         assertThat(r.key()).isEqualTo("order-1");
         assertThat(r.value()).isEqualTo("{\"total\": 42}");
         assertThat(r.headers()).containsEntry("type", "created").containsEntry("traceparent", "00-abc-def-01");
