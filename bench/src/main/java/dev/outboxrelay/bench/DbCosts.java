@@ -52,7 +52,8 @@ final class DbCosts {
     // depend on polling-relay, whose statements are package-private).
     private static final String FETCH = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type,"
             + " o.payload::text, o.headers::text, o.created_at, o.attempts FROM outbox o"
-            + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND o.seq <> ALL(?::bigint[]) AND o.seq >= ?"
+            + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL AND (o.seq = ANY(?::bigint[])) IS NOT TRUE"
+            + " AND o.seq >= ?"
             + " AND NOT EXISTS (SELECT 1 FROM outbox d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
             + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq) ORDER BY o.seq LIMIT ?";
 

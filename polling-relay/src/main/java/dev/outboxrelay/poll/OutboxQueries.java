@@ -30,9 +30,11 @@ final class OutboxQueries {
         // Always the oldest unsent rows from the commit horizon's floor (CommitHorizon: no row below it is unsent
         // or can still commit), never "after the last seq seen": a transaction that took a lower seq and commits
         // late is picked up by the next fetch, before any later row of its keys. Rows of batches still in the
-        // pipeline are excluded with "<> ALL", a filter on the ordered index scan that PostgreSQL 15+ hashes (an
-        // anti-join against unnest() became a 300 ms nested loop on stale statistics). jsonb is read as text so
-        // the driver does no JSON work.
+        // pipeline are excluded by a filter on the ordered index scan (an anti-join against unnest() became a
+        // 300 ms nested loop on stale statistics), written "(= ANY) IS NOT TRUE" because PostgreSQL hashes a
+        // constant "= ANY" list from version 14 but "<> ALL" (which it also makes of NOT (= ANY)) only from 15: on
+        // 14, "<> ALL" compared every row with the whole list, 57 ms per fetch with 3,000 rows in flight instead of
+        // 6.5. jsonb is read as text so the driver does no JSON work.
         String blockedByDeadLetter = onPoison == PollSettings.OnPoison.BLOCK
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
@@ -40,7 +42,7 @@ final class OutboxQueries {
         this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
                 + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
                 + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
-                + " AND o.seq <> ALL(?::bigint[]) AND o.seq >= ?"
+                + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
         // A live dead letter pins the floor, so one put back for the relay (retry) is below no floor.
         this.lowestPendingSql = "SELECT least((SELECT min(seq) FROM " + t
