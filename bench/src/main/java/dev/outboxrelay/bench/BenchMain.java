@@ -95,7 +95,7 @@ public final class BenchMain implements Callable<Integer> {
                     + "; build it with ./mvnw -B -o -pl bench -am package -DskipTests, or pass --relay-jar");
             return 2;
         }
-        String command = "java -jar bench/target/outbox-bench.jar" + (args.length == 0 ? "" : " " + String.join(" ", args));
+        String command = commandLine();
         List<String> jvm = relayJvmOpts.isBlank() ? List.of() : Arrays.asList(relayJvmOpts.trim().split("\\s+"));
         Bench.Options options = new Bench.Options(quick ? BenchConfig.quick() : BenchConfig.full(),
                 jar.toAbsolutePath().normalize(), jvm, selected, command);
@@ -120,12 +120,19 @@ public final class BenchMain implements Callable<Integer> {
         String markdown;
         try (TestPostgres postgres = Bench.startPostgres()) {
             List<DbCosts.Cost> costs = DbCosts.measure(postgres);
-            markdown = DbCosts.markdown(costs, "java -jar bench/target/outbox-bench.jar --db-costs", started,
+            markdown = DbCosts.markdown(costs, commandLine(), started,
                     (System.nanoTime() - t0) / 1_000_000_000L, Bench.postgresNote(postgres));
         }
         System.out.println(markdown);
         write(markdown, "db-costs");
         return 0;
+    }
+
+    /** How this run was started, for the result; with $PG_BIN, whose server the test kit then starts. */
+    private String commandLine() {
+        String pgBin = System.getenv("PG_BIN");
+        return (pgBin == null || pgBin.isBlank() ? "" : "PG_BIN=" + pgBin.trim() + " ")
+                + "java -jar bench/target/outbox-bench.jar" + (args.length == 0 ? "" : " " + String.join(" ", args));
     }
 
     private void write(String markdown, String label) throws java.io.IOException {
