@@ -45,6 +45,7 @@ final class DebeziumCdcSource implements OutboxSource {
     static final int PIPELINE_DEPTH = 4;
     private static final Duration STOP_DRAIN = Duration.ofSeconds(30);
     private static final Duration ENGINE_START_WAIT = Duration.ofSeconds(15);
+    private static final Duration ENGINE_SETTLE = Duration.ofMillis(500);
 
     private final CdcSettings settings;
     private final EventPublisher publisher;
@@ -57,8 +58,12 @@ final class DebeziumCdcSource implements OutboxSource {
     private volatile boolean closed;
     private volatile boolean streaming;
     private volatile DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
-    /** Completes when the current engine polls or has finished: before that, closing it makes Debezium fail. */
-    private volatile CompletableFuture<Void> engineUp = CompletableFuture.completedFuture(null);
+    /**
+     * Completes when the current engine polls (with {@link System#nanoTime()} then) or has finished (with null).
+     * Closed before that, Debezium 3.6.1 fails the start with an ERROR; closed between its polling callback and
+     * the submission of its polling tasks, its {@code run()} waits for a task that never runs.
+     */
+    private volatile CompletableFuture<Long> engineUp = CompletableFuture.completedFuture(null);
     private Thread supervisor;
     private Pipeline pipeline;
 
@@ -188,7 +193,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private void runEngine(Set<UUID> rescanned, long startLsn) {
         JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
         CompletableFuture<Void> done = new CompletableFuture<>();
-        CompletableFuture<Void> up = new CompletableFuture<>();
+        CompletableFuture<Long> up = new CompletableFuture<>();
         ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table().quoted(),
                 rescanned, startLsn);
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
@@ -198,7 +203,7 @@ final class DebeziumCdcSource implements OutboxSource {
                     @Override
                     public void pollingStarted() {
                         streaming = true;
-                        up.complete(null);
+                        up.complete(System.nanoTime());
                         LOG.info("CDC source streaming from slot '{}' (publication '{}')", settings.slotName(),
                                 settings.publication());
                     }
@@ -259,14 +264,7 @@ final class DebeziumCdcSource implements OutboxSource {
         }
         DebeziumEngine<?> e = engine;
         if (e != null) {
-            // Closed while it initializes, Debezium fails the start and logs an ERROR for a plain stop.
-            try {
-                engineUp.get(ENGINE_START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException stillStarting) {
-                LOG.debug("Closing the Debezium engine before it polls");
-            }
+            awaitEngineSettled();
             closeEngine(e);
         }
         if (p != null) {
@@ -288,6 +286,23 @@ final class DebeziumCdcSource implements OutboxSource {
         publisher.close();
         streaming = false;
         LOG.info("CDC source stopped");
+    }
+
+    /** Lets a starting engine reach steady polling before it is closed (see {@link #engineUp}). */
+    private void awaitEngineSettled() {
+        try {
+            Long pollingSince = engineUp.get(ENGINE_START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (pollingSince != null) {
+                long settle = ENGINE_SETTLE.toNanos() - (System.nanoTime() - pollingSince);
+                if (settle > 0) {
+                    TimeUnit.NANOSECONDS.sleep(settle);
+                }
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException stillStarting) {
+            LOG.debug("Closing the Debezium engine before it polls");
+        }
     }
 
     private static void closeEngine(DebeziumEngine<?> e) {

@@ -2,6 +2,7 @@ package dev.outboxrelay.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeout;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
@@ -210,12 +211,13 @@ class CdcSourceTest {
         Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         root.addAppender(logs);
         try {
-            // A stop at different points of the start: before, while and after Debezium initializes.
+            // A stop at different points of the start: before, while and after Debezium initializes and begins to poll.
             for (int delayMs : new int[] {0, 50, 100, 200, 300, 400, 600, 900}) {
                 OutboxSource source = create(b -> { });
                 source.start();
                 Thread.sleep(delayMs);
-                source.close();
+                // A liveness bound, not a speed target: a close that raced Debezium's start hung for 60 s.
+                assertTimeout(Duration.ofSeconds(30), source::close, "close() after " + delayMs + " ms");
             }
         } finally {
             root.detachAppender(logs);
