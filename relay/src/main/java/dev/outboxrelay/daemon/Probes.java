@@ -4,6 +4,7 @@ import dev.outboxrelay.cdc.CdcSource;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
 final class Probes implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Probes.class);
+    /** The PostgreSQL major versions every build runs the contract suites on (README, "Requirements"). */
+    static final int OLDEST_TESTED_POSTGRES = 14;
+    static final int NEWEST_TESTED_POSTGRES = 18;
 
     private final ConnectionFactory database;
     private final OutboxTable table;
@@ -34,6 +38,7 @@ final class Probes implements AutoCloseable {
     private volatile String kafkaProblem = "not checked yet";
     private boolean kafkaWarned;
     private boolean databaseWarned;
+    private boolean versionReported;
 
     /** @param slotName the CDC slot to watch, or null in poll mode */
     Probes(ConnectionFactory database, OutboxTable table, String slotName, KafkaProbe kafka, RelayMetrics metrics,
@@ -90,6 +95,16 @@ final class Probes implements AutoCloseable {
                 connection.setAutoCommit(true);
                 // A partitioned network must fail the probe, not hang it.
                 connection.setNetworkTimeout(Runnable::run, (int) Math.max(5000, interval.toMillis() * 2));
+                if (!versionReported) {
+                    DatabaseMetaData md = connection.getMetaData();
+                    String warning = versionWarning(md.getDatabaseMajorVersion(), md.getDatabaseProductVersion());
+                    if (warning != null) {
+                        LOG.warn(warning);
+                    } else {
+                        LOG.info("Database: PostgreSQL {}", md.getDatabaseProductVersion());
+                    }
+                    versionReported = true;
+                }
             }
             metrics.sampled(OutboxStats.sample(connection, table));
             if (slotName != null) {
@@ -111,6 +126,15 @@ final class Probes implements AutoCloseable {
             databaseWarned = false;
         }
         databaseProblem = problem;
+    }
+
+    /** Null for a version the builds test, else the WARN to log once. */
+    static String versionWarning(int major, String version) {
+        if (major >= OLDEST_TESTED_POSTGRES && major <= NEWEST_TESTED_POSTGRES) {
+            return null;
+        }
+        return "Database: PostgreSQL " + version + " is outside the versions outbox-relay is tested on ("
+                + OLDEST_TESTED_POSTGRES + " to " + NEWEST_TESTED_POSTGRES + "); it may work, but nothing checked it";
     }
 
     private void closeConnection() {

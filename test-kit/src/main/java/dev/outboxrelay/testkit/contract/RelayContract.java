@@ -71,7 +71,7 @@ public abstract class RelayContract {
         return true;
     }
 
-    /** Oldest PostgreSQL major version the relay supports (README, "Requirements"). */
+    /** Oldest PostgreSQL major version the relay supports (README, "Requirements"; the daemon's Probes). */
     public static final int OLDEST_SUPPORTED_POSTGRES = 14;
 
     /**
