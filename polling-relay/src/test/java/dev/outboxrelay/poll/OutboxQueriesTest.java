@@ -28,7 +28,7 @@ class OutboxQueriesTest {
     private TestDatabase database;
 
     private void createDatabase(int major) throws Exception {
-        database = (major == 0 ? TestPostgres.shared() : TestPostgres.sharedOfMajor(major)).createDatabase("queries");
+        database = TestPostgres.sharedOfMajor(major).createDatabase("queries");
         PollingRelays.migrate(database, TABLE);
     }
 

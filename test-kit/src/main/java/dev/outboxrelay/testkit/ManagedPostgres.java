@@ -66,11 +66,8 @@ final class ManagedPostgres {
     /** Runs initdb, writes pg_hba.conf, starts the server and waits until it accepts connections. */
     static ManagedPostgres start(Path bin, TestPostgres.Options options) throws IOException {
         String osUser = OsCommands.serverUser();
-        Path base = options.baseDir() != null ? options.baseDir() : Path.of(System.getProperty("java.io.tmpdir"));
-        if (osUser != null && !OsCommands.traversableByOthers(base)) {
-            // The server user could not even reach its data directory (e.g. java.io.tmpdir below /root).
-            base = Path.of("/tmp");
-        }
+        Path base = OsCommands.reachableByServer(
+                options.baseDir() != null ? options.baseDir() : Path.of(System.getProperty("java.io.tmpdir")));
         Path dir = Files.createTempDirectory(base, "outbox-pg-");
         ManagedPostgres pg = new ManagedPostgres(bin, dir, osUser);
         try {

@@ -134,6 +134,14 @@ final class OsCommands {
         return true;
     }
 
+    /**
+     * {@code preferred}, or {@code /tmp} when the server runs as another user that could not reach it (e.g.
+     * {@code java.io.tmpdir} below {@code /root}).
+     */
+    static Path reachableByServer(Path preferred) {
+        return serverUser() != null && !traversableByOthers(preferred) ? Path.of("/tmp") : preferred;
+    }
+
     /** Runs a command to completion, killing it after {@code timeout}. */
     static Result run(List<String> command, Duration timeout) throws IOException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE).start();

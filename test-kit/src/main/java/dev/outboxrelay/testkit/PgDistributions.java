@@ -38,7 +38,9 @@ final class PgDistributions {
         }
         Path jar = find(Path.of(dir), major);
         String name = jar.getFileName().toString();
-        Path target = unpackRoot().resolve("outbox-" + name.substring(0, name.length() - ".jar".length()));
+        // Below java.io.tmpdir, or /tmp where the server's OS user could not reach that (as for the clusters).
+        Path root = OsCommands.reachableByServer(Path.of(System.getProperty("java.io.tmpdir")));
+        Path target = root.resolve("outbox-" + name.substring(0, name.length() - ".jar".length()));
         try {
             if (!Files.isExecutable(target.resolve("bin").resolve("postgres"))) {
                 unpack(jar, target);
@@ -61,12 +63,6 @@ final class PgDistributions {
                     + matches + "; the module's pom copies them (maven-dependency-plugin, postgres-distributions)");
         }
         return matches.get(0);
-    }
-
-    /** Below java.io.tmpdir if the server's OS user can reach it there, else /tmp (as for the clusters). */
-    private static Path unpackRoot() {
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        return OsCommands.serverUser() != null && !OsCommands.traversableByOthers(tmp) ? Path.of("/tmp") : tmp;
     }
 
     private static void unpack(Path jar, Path target) throws IOException {

@@ -168,9 +168,14 @@ public final class TestPostgres implements AutoCloseable {
     /**
      * A server of PostgreSQL {@code major} shared by everything in this JVM, started on first use from the
      * distribution jars the module's build copied (zonky's binaries, see {@code PgDistributions}), for suites that
-     * must pass on every supported version. Never the external server; {@link #close()} on it does nothing.
+     * must pass on every supported version; 0 means the installed server, {@link #shared()} (so a suite
+     * parameterized by version names the installed one the same way). Otherwise never the external server;
+     * {@link #close()} on it does nothing.
      */
     public static synchronized TestPostgres sharedOfMajor(int major) {
+        if (major == 0) {
+            return shared();
+        }
         return SHARED_BY_MAJOR.computeIfAbsent(major,
                 m -> startManaged(PgDistributions.bin(m), Options.defaults(), true));
     }

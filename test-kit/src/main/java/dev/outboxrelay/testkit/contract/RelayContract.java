@@ -83,13 +83,9 @@ public abstract class RelayContract {
         return 0;
     }
 
-    private TestPostgres postgres() {
-        return postgresMajor() == 0 ? TestPostgres.shared() : TestPostgres.sharedOfMajor(postgresMajor());
-    }
-
     @BeforeEach
     final void createDatabase() throws Exception {
-        database = postgres().createDatabase("contract");
+        database = TestPostgres.sharedOfMajor(postgresMajor()).createDatabase("contract");
         migrate(database, TABLE);
         env = new RelayEnvironment(database, TABLE, TestKafka.shared());
         writer = new OutboxWriter(database, TABLE);
