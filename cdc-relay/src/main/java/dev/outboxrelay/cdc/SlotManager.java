@@ -158,8 +158,10 @@ final class SlotManager {
     }
 
     private SlotState ensureSlot(Connection c, boolean offsetsExist) throws SQLException {
+        // invalidation_reason exists since PostgreSQL 17; through jsonb the query runs on every version.
         try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database = current_database(),"
-                + " wal_status = 'lost', active_pid FROM pg_replication_slots WHERE slot_name = ?")) {
+                + " wal_status = 'lost', active_pid, to_jsonb(s) ->> 'invalidation_reason'"
+                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, slot);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
@@ -175,9 +177,9 @@ final class SlotManager {
                         LOG.info("Using replication slot '{}'", slot);
                         return SlotState.EXISTING;
                     }
-                    LOG.error("Replication slot '{}' was invalidated by PostgreSQL (the WAL it needed was removed,"
-                            + " see max_slot_wal_keep_size): dropping and recreating it; rows not yet published are"
-                            + " recovered by a rescan of {}", slot, table);
+                    LOG.error("Replication slot '{}' was invalidated by PostgreSQL ({}): dropping and recreating it;"
+                            + " rows not yet published are recovered by a rescan of {}", slot,
+                            invalidationCause(rs.getString(5)), table);
                     dropSlot(c);
                     createSlot(c);
                     return SlotState.RECREATED;
@@ -193,6 +195,17 @@ final class SlotManager {
         }
         createSlot(c);
         return SlotState.CREATED;
+    }
+
+    /** Why PostgreSQL invalidated a slot, for the operator: {@code reason} is null before PostgreSQL 17. */
+    static String invalidationCause(String reason) {
+        if (reason == null || reason.equals("wal_removed")) {
+            return "the WAL it needed was removed, see max_slot_wal_keep_size";
+        }
+        if (reason.equals("idle_timeout")) {
+            return "it was inactive longer than idle_replication_slot_timeout";
+        }
+        return "invalidation_reason " + reason;
     }
 
     private void createSlot(Connection c) throws SQLException {
