@@ -187,9 +187,11 @@ final class SlotManager {
             }
         }
         if (offsetsExist) {
-            LOG.error("Replication slot '{}' is missing although the relay has stored offsets: it was dropped while"
-                    + " the relay was stopped. Recreating it; rows not yet published are recovered by a rescan of {}",
-                    slot, table);
+            // Dropped by hand, or the database failed over to a standby that never had the slot (a logical slot
+            // is not replicated unless PostgreSQL 17+ synchronizes it); either way the rescan recovers.
+            LOG.error("Replication slot '{}' is missing although the relay has stored offsets: it was dropped, or"
+                    + " the database failed over to a server without it. Recreating it; rows not yet published are"
+                    + " recovered by a rescan of {}", slot, table);
             createSlot(c);
             return SlotState.RECREATED;
         }
