@@ -81,6 +81,27 @@ final class ManagedPostgres {
         }
     }
 
+    /**
+     * Copies {@code primary} with {@code pg_basebackup -R} (streaming replication, a hot standby that follows it)
+     * and starts the copy: logical slots are not copied, as on a real standby.
+     */
+    static ManagedPostgres startStandby(ManagedPostgres primary, TestPostgres.Options options) throws IOException {
+        Path dir = Files.createTempDirectory(primary.dir.getParent(), "outbox-pg-");
+        ManagedPostgres pg = new ManagedPostgres(primary.bin, dir, primary.osUser);
+        try {
+            OsCommands.giveToServerUser(dir);
+            OsCommands.runChecked(OsCommands.asServerUser(List.of(pg.bin.resolve("pg_basebackup").toString(),
+                    "-h", LOOPBACK, "-p", Integer.toString(primary.port), "-U", TestPostgres.SUPER_USER,
+                    "-D", dir.resolve("data").toString(), "-R", "-X", "stream", "-c", "fast", "--no-sync")),
+                    Duration.ofMinutes(2));
+            pg.launch(options);
+            return pg;
+        } catch (IOException | RuntimeException e) {
+            pg.stop();
+            throw e;
+        }
+    }
+
     int port() {
         return port;
     }

@@ -68,6 +68,11 @@ public final class TestDatabase {
         return server.relayPassword();
     }
 
+    /** The database of the same name on {@code other}, e.g. this database on a standby of its server. */
+    public TestDatabase on(TestPostgres other) {
+        return new TestDatabase(other, name);
+    }
+
     /** A new superuser connection (auto-commit on); the caller closes it. */
     public Connection connect() throws SQLException {
         return server.connectAdmin(name);

@@ -207,6 +207,22 @@ public final class TestPostgres implements AutoCloseable {
         return pg;
     }
 
+    /**
+     * Starts a hot standby of this dedicated server (streaming replication; promote it with
+     * {@code SELECT pg_promote()}); the caller must close it.
+     */
+    public TestPostgres startStandby() {
+        if (managed == null) {
+            throw new IllegalStateException("only a server the test kit started can have a standby");
+        }
+        try {
+            ManagedPostgres standby = ManagedPostgres.startStandby(managed, Options.defaults());
+            return new TestPostgres(standby, "127.0.0.1", standby.port(), "", SUPER_USER, null, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start a standby of " + this, e);
+        }
+    }
+
     private static TestPostgres external(String jdbcUrl, String user, String password) {
         if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
             throw new IllegalArgumentException(EXTERNAL_URL_ENV + " must look like jdbc:postgresql://host:port/db, got " + jdbcUrl);
