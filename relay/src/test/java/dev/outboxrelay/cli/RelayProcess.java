@@ -36,9 +36,15 @@ final class RelayProcess implements AutoCloseable {
     /** {@code run} with the database and Kafka of the test kit; the password comes from the environment. */
     static RelayProcess run(String name, TestDatabase db, TestKafka kafka, Map<String, String> env,
                             String... extra) throws IOException {
+        return run(name, db.jdbcUrl(), db, kafka, env, extra);
+    }
+
+    /** {@code run} against {@code jdbcUrl} (e.g. an address in front of the database) as {@code db}'s relay role. */
+    static RelayProcess run(String name, String jdbcUrl, TestDatabase db, TestKafka kafka, Map<String, String> env,
+                            String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser(),
+                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", jdbcUrl, "--db-user", db.relayUser(),
                 "--kafka-bootstrap", kafka.bootstrapServers(), "--http-host", "127.0.0.1",
                 "--http-port", String.valueOf(port), "--probe-interval", "500ms"));
         cmd.addAll(List.of(extra));
