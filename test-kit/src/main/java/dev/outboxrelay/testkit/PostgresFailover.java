@@ -33,12 +33,16 @@ public final class PostgresFailover implements AutoCloseable {
      */
     public static PostgresFailover start(String databasePrefix, SqlSetup setup) throws Exception {
         TestPostgres primary = TestPostgres.start();
+        TestPostgres standby = null;
         try {
             TestDatabase database = primary.createDatabase(databasePrefix);
             setup.prepare(database);
-            TestPostgres standby = primary.startStandby();
+            standby = primary.startStandby();
             return new PostgresFailover(primary, database, standby, TcpProxy.to(primary.port()));
         } catch (Exception | Error e) {
+            if (standby != null) {
+                standby.close();
+            }
             primary.close();
             throw e;
         }
