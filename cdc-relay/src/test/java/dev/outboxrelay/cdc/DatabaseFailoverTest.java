@@ -52,9 +52,9 @@ class DatabaseFailoverTest {
                      RelayListener.none())) {
             relay.start();
             await().atMost(WAIT).until(relay::isHealthy);
-            List<String> ids = new ArrayList<>(insert(pg.database(), 0, 50));
-            await().atMost(WAIT).until(() -> unsent(pg.database()) == 0);
-            ids.addAll(insert(pg.database(), 50, 30)); // published or not when the primary dies
+            List<String> ids = new ArrayList<>(insert(writer(pg), 0, 50));
+            await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
+            ids.addAll(insert(writer(pg), 50, 30)); // published or not when the primary dies
             pg.awaitReplayed(WAIT);
 
             ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -63,11 +63,11 @@ class DatabaseFailoverTest {
             slotLog.addAppender(logs);
             try {
                 pg.failOver();
-                ids.addAll(insert(pg.database(), 80, 20));
+                ids.addAll(insert(writer(pg), 80, 20));
                 DeliveryReport report = DeliveryReport.of(TopicReader.of(TestKafka.shared())
                         .readUntilIds("fo." + aggregateType, new HashSet<>(ids), WAIT), ids);
                 assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
-                await().atMost(WAIT).until(() -> unsent(pg.database()) == 0);
+                await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
             } finally {
                 slotLog.detachAppender(logs);
             }
@@ -86,12 +86,14 @@ class DatabaseFailoverTest {
         }
     }
 
-    private List<String> insert(TestDatabase db, int from, int count) {
-        return new OutboxWriter(db, "public.outbox").insert(IntStream.range(from, from + count)
+    /** Writes to the current primary (the promoted standby after the failover). */
+    private static OutboxWriter writer(PostgresFailover pg) {
+        return new OutboxWriter(pg.database(), "public.outbox");
+    }
+
+    private List<String> insert(OutboxWriter writer, int from, int count) {
+        return writer.insert(IntStream.range(from, from + count)
                 .mapToObj(n -> OutboxWriter.Row.of(aggregateType, "key-" + n % 4, n)).toList());
     }
 
-    private static long unsent(TestDatabase db) {
-        return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL");
-    }
 }

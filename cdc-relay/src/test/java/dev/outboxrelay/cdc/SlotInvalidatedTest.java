@@ -67,7 +67,7 @@ class SlotInvalidatedTest {
         db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
         OutboxSource first = start();
         List<String> ids = new ArrayList<>(insert(30));
-        await().atMost(WAIT).until(() -> unsent() == 0);
+        await().atMost(WAIT).until(() -> writer().unsent() == 0);
         first.close();
         ids.addAll(insert(20));
 
@@ -88,7 +88,8 @@ class SlotInvalidatedTest {
                 TopicReader.of(TestKafka.shared()).readUntilIds(topic, new HashSet<>(ids), WAIT), ids);
         assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
         assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.ERROR)
-                .extracting(ILoggingEvent::getFormattedMessage).containsExactly("Replication slot '" + SLOT + "' was invalidated by PostgreSQL ("
+                .extracting(ILoggingEvent::getFormattedMessage)
+                .containsExactly("Replication slot '" + SLOT + "' was invalidated by PostgreSQL ("
                         + SlotManager.invalidationCause(reason) + "): dropping and recreating it; rows not yet"
                         + " published are recovered by a rescan of public.outbox");
         assertThat(slotStatus()).isNotEqualTo("lost");
@@ -122,9 +123,6 @@ class SlotInvalidatedTest {
         return db.queryString("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'");
     }
 
-    private long unsent() {
-        return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL");
-    }
 
     private OutboxSource start() {
         CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), db.relayUser(), db.relayPassword())
@@ -138,8 +136,12 @@ class SlotInvalidatedTest {
         return source;
     }
 
+    private OutboxWriter writer() {
+        return new OutboxWriter(db, "public.outbox");
+    }
+
     private List<String> insert(int count) {
-        return new OutboxWriter(db, "public.outbox").insert(IntStream.range(0, count)
+        return writer().insert(IntStream.range(0, count)
                 .mapToObj(n -> OutboxWriter.Row.of(aggregateType, "key-" + n % 3, n)).toList());
     }
 }

@@ -15,8 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The fetch's plan on a real PostgreSQL, with the statistics a drained outbox really has, on the installed
- * server (0) and on the oldest and newest supported versions.
+ * The fetch's plan on a real PostgreSQL, with the statistics a drained outbox really has, on every supported
+ * version (0 is the installed server).
  */
 class OutboxQueriesTest {
 

@@ -8,7 +8,6 @@ import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.PostgresFailover;
-import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
@@ -44,26 +43,28 @@ class PollDatabaseFailoverTest {
                     ConnectionFactory.jdbc(pg.jdbcUrl(), login), EventRouter.topicTemplate("pfo.${aggregateType}"),
                     ProducerSettings.of(TestKafka.shared().bootstrapServers(), Map.of()), RelayListener.none())) {
                 relay.start();
-                List<String> ids = new ArrayList<>(insert(pg.database(), 0, 50));
-                await().atMost(WAIT).until(() -> unsent(pg.database()) == 0);
-                ids.addAll(insert(pg.database(), 50, 30)); // published or not when the primary dies
+                List<String> ids = new ArrayList<>(insert(writer(pg), 0, 50));
+                await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
+                ids.addAll(insert(writer(pg), 50, 30)); // published or not when the primary dies
                 pg.awaitReplayed(WAIT);
                 pg.failOver();
-                ids.addAll(insert(pg.database(), 80, 20));
+                ids.addAll(insert(writer(pg), 80, 20));
                 DeliveryReport report = DeliveryReport.of(TopicReader.of(TestKafka.shared())
                         .readUntilIds("pfo." + aggregateType, new HashSet<>(ids), WAIT), ids);
                 assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
-                await().atMost(WAIT).until(() -> unsent(pg.database()) == 0);
+                await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
             }
         }
     }
 
-    private List<String> insert(TestDatabase db, int from, int count) {
-        return new OutboxWriter(db, TABLE).insert(IntStream.range(from, from + count)
+    /** Writes to the current primary (the promoted standby after the failover). */
+    private static OutboxWriter writer(PostgresFailover pg) {
+        return new OutboxWriter(pg.database(), TABLE);
+    }
+
+    private List<String> insert(OutboxWriter writer, int from, int count) {
+        return writer.insert(IntStream.range(from, from + count)
                 .mapToObj(n -> OutboxWriter.Row.of(aggregateType, "key-" + n % 4, n)).toList());
     }
 
-    private static long unsent(TestDatabase db) {
-        return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL");
-    }
 }

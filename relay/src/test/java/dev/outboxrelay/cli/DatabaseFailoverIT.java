@@ -59,8 +59,7 @@ class DatabaseFailoverIT {
                         expected.size(), report.duplicateCount(), report);
                 assertThat(report.nothingLost()).as("%s", report).isTrue();
                 assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
-                await().atMost(WAIT).until(() -> pg.database().queryLong(
-                        "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL") == 0);
+                await().atMost(WAIT).until(() -> new OutboxWriter(pg.database(), "public.outbox").unsent() == 0);
                 await().atMost(WAIT).until(() -> relay.readiness().contains("\"status\":\"ready\""));
                 assertThat(relay.terminate(Duration.ofSeconds(60))).as("exit status after SIGTERM").isZero();
             } finally {

@@ -38,6 +38,12 @@ public final class OutboxWriter {
         return database;
     }
 
+    /** Rows the relay has still to publish: neither sent nor dead-lettered. */
+    public long unsent() {
+        return database.queryLong("SELECT count(*) FROM " + table
+                + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL");
+    }
+
     /** Inserts rows in one transaction on a new connection; returns their ids in order. */
     public List<String> insert(List<Row> rows) {
         try (Connection c = database.connect()) {

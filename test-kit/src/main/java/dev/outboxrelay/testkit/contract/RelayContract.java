@@ -297,8 +297,7 @@ public abstract class RelayContract {
     }
 
     private void awaitNothingUnsent() {
-        await().atMost(WAIT).until(() -> database.queryLong(
-                "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL") == 0);
+        await().atMost(WAIT).until(() -> writer.unsent() == 0);
     }
 
     private void awaitDeadLettered(UUID id, String reasonPart, int attempts) {
