@@ -18,6 +18,13 @@ import org.postgresql.PGConnection;
 final class OutboxQueries {
 
     private static final String LOCK_NAMESPACE = "outbox-relay-poll";
+    /**
+     * A lock on the table or, when it is partitioned, on any of its partitions: an INSERT straight into a
+     * partition holds RowExclusiveLock on the partition but only AccessShareLock on the parent, and since
+     * PostgreSQL 17 it draws its seq from the parent's identity sequence. Two parameters, both the table.
+     */
+    private static final String ON_TABLE_OR_PARTITION = "l.locktype = 'relation' AND (l.relation = ?::regclass"
+            + " OR l.relation IN (SELECT t.relid FROM pg_catalog.pg_partition_tree(?::regclass) t))";
 
     private final OutboxTable table;
     private final String fetchSql;
@@ -136,9 +143,10 @@ final class OutboxQueries {
      */
     String[] writers(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT coalesce(array_agg(DISTINCT l.virtualtransaction),"
-                + " '{}') FROM pg_catalog.pg_locks l WHERE l.locktype = 'relation' AND l.relation = ?::regclass"
+                + " '{}') FROM pg_catalog.pg_locks l WHERE " + ON_TABLE_OR_PARTITION
                 + " AND l.mode <> 'AccessShareLock' AND l.pid IS DISTINCT FROM pg_catalog.pg_backend_pid()")) {
             ps.setString(1, table.quoted());
+            ps.setString(2, table.quoted());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return (String[]) rs.getArray(1).getArray();
@@ -152,10 +160,11 @@ final class OutboxQueries {
      */
     boolean stillWriting(Connection c, String[] writers) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
-                + " WHERE l.locktype = 'relation' AND l.relation = ?::regclass"
+                + " WHERE " + ON_TABLE_OR_PARTITION
                 + " AND (l.virtualtransaction = ANY(?::text[]) OR l.pid IS NULL))")) {
             ps.setString(1, table.quoted());
-            ps.setArray(2, c.createArrayOf("text", writers));
+            ps.setString(2, table.quoted());
+            ps.setArray(3, c.createArrayOf("text", writers));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);

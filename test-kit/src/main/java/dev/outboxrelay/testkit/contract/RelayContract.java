@@ -83,10 +83,22 @@ public abstract class RelayContract {
         return 0;
     }
 
+    /**
+     * Whether to run the suite on a partitioned outbox table: after {@link #migrate}, the table is replaced by
+     * one partitioned by hash of {@code id} ({@link PartitionedOutbox}). Writers insert through the parent, as
+     * applications do.
+     */
+    protected boolean partitionedOutbox() {
+        return false;
+    }
+
     @BeforeEach
     final void createDatabase() throws Exception {
         database = TestPostgres.sharedOfMajor(postgresMajor()).createDatabase("contract");
         migrate(database, TABLE);
+        if (partitionedOutbox()) {
+            PartitionedOutbox.convert(database, TABLE, 4);
+        }
         env = new RelayEnvironment(database, TABLE, TestKafka.shared());
         writer = new OutboxWriter(database, TABLE);
         reader = TopicReader.of(env.kafka());
@@ -106,12 +118,14 @@ public abstract class RelayContract {
     }
 
     @Test
-    final void runsOnTheIntendedSupportedVersion() {
+    final void runsOnTheIntendedSupportedVersionAndTable() {
         int major = (int) (database.queryLong("SELECT current_setting('server_version_num')::int") / 10000);
         if (postgresMajor() != 0) {
             assertThat(major).isEqualTo(postgresMajor());
         }
         assertThat(major).isGreaterThanOrEqualTo(OLDEST_SUPPORTED_POSTGRES);
+        assertThat(database.queryString("SELECT relkind::text FROM pg_class WHERE oid = '" + TABLE + "'::regclass"))
+                .as("relkind of the outbox table").isEqualTo(partitionedOutbox() ? "p" : "r");
     }
 
     @Test

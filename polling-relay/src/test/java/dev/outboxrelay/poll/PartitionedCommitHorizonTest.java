@@ -1,0 +1,90 @@
+package dev.outboxrelay.poll;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.contract.PartitionedOutbox;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fetch floor on a partitioned outbox table. Since PostgreSQL 17 an INSERT straight into a partition draws
+ * its seq from the parent's identity sequence while it locks only the partition for writing (the parent just
+ * for reading), so the floor must watch the partitions' locks too.
+ */
+class PartitionedCommitHorizonTest {
+
+    private static final String TABLE = "public.outbox";
+
+    private TestDatabase database;
+    private OutboxQueries queries;
+    private Connection relay;
+    private PreparedStatement fetch;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = TestPostgres.sharedOfMajor(17).createDatabase("horizonpart");
+        PollingRelays.migrate(database, TABLE);
+        PartitionedOutbox.convert(database, TABLE, 2);
+        queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
+        relay = PollingRelays.connections(database).connect();
+        queries.prepareSession(relay, "horizon-test");
+        fetch = queries.prepareFetch(relay);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        fetch.close();
+        relay.close();
+        database.drop();
+    }
+
+    @Test
+    void anOpenTransactionInsertingIntoAPartitionHoldsTheFloorUntilItCommits() throws Exception {
+        CommitHorizon horizon = CommitHorizon.open(relay, queries, 0);
+        try (Connection late = database.connect()) {
+            late.setAutoCommit(false);
+            // Straight into partition 0: an id of its hash bucket, and the seq the partition inherits.
+            execute(late, "INSERT INTO outbox_p0 (id, aggregate_type, aggregate_id, event_type, payload)"
+                    + " SELECT u, 'Order', 'late', 'Created', '{}' FROM (SELECT gen_random_uuid() u"
+                    + " FROM generate_series(1, 64)) g WHERE satisfies_hash_partition('public.outbox'::regclass,"
+                    + " 2, 0, u) LIMIT 1");
+            long lateSeq = queryLong(late, "SELECT max(seq) FROM outbox");
+            database.execute("INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload)"
+                    + " SELECT gen_random_uuid(), 'Order', 'k' || g, 'Created', '{}' FROM generate_series(1, 10) g");
+
+            List<OutboxRow> rows = queries.fetch(fetch, new long[0], horizon.floor(), 1000);
+            horizon.fetched(relay, rows);
+            assertThat(rows).hasSize(10).allMatch(r -> r.seq() > lateSeq);
+            database.execute("UPDATE outbox SET sent_at = now() WHERE aggregate_id <> 'late'");
+            horizon.advance(relay);
+            assertThat(horizon.floor()).as("the transaction writing the partition is still open").isZero();
+
+            late.commit();
+            horizon.advance(relay);
+            assertThat(horizon.floor()).as("the late row is the lowest unsent one").isEqualTo(lateSeq);
+            assertThat(queries.fetch(fetch, new long[0], horizon.floor(), 100)).extracting(OutboxRow::seq)
+                    .containsExactly(lateSeq);
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.execute();
+        }
+    }
+
+    private static long queryLong(Connection c, String sql) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
