@@ -62,10 +62,11 @@ final class SlotManager {
     }
 
     private void ensurePublication(Connection c) throws SQLException {
+        boolean partitioned = isPartitioned(c);
         Boolean includesTable = null;
         try (PreparedStatement ps = c.prepareStatement("SELECT p.pubinsert, p.pubupdate OR p.pubdelete,"
                 + " EXISTS (SELECT 1 FROM pg_publication_tables t WHERE t.pubname = p.pubname"
-                + " AND t.schemaname = ? AND t.tablename = ?) FROM pg_publication p WHERE p.pubname = ?")) {
+                + " AND t.schemaname = ? AND t.tablename = ?), p.pubviaroot FROM pg_publication p WHERE p.pubname = ?")) {
             ps.setString(1, table.schema());
             ps.setString(2, table.table());
             ps.setString(3, publication);
@@ -74,6 +75,12 @@ final class SlotManager {
                     if (!rs.getBoolean(1)) {
                         throw new CdcSetupException("publication '" + publication + "' does not publish inserts:"
                                 + " run ALTER PUBLICATION \"" + publication + "\" SET (publish = 'insert')");
+                    }
+                    if (partitioned && !rs.getBoolean(4)) {
+                        // Rows would arrive under their partitions' names, which the relay does not stream.
+                        throw new CdcSetupException("table " + table + " is partitioned and publication '"
+                                + publication + "' publishes its rows under the partitions' names: run ALTER"
+                                + " PUBLICATION \"" + publication + "\" SET (publish_via_partition_root = true)");
                     }
                     if (rs.getBoolean(2)) {
                         LOG.warn("Publication '{}' also publishes updates or deletes; the relay ignores them, but"
@@ -84,7 +91,7 @@ final class SlotManager {
             }
         }
         if (includesTable == null) {
-            createPublication(c);
+            createPublication(c, partitioned);
         } else if (!includesTable) {
             throw new CdcSetupException("publication '" + publication + "' does not include table " + table
                     + ": run ALTER PUBLICATION \"" + publication + "\" ADD TABLE " + table.quoted()
@@ -130,6 +137,17 @@ final class SlotManager {
         }
     }
 
+    /** Whether the outbox table is partitioned; false when it does not exist (the later checks say so). */
+    private boolean isPartitioned(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT relkind = 'p' FROM pg_class WHERE oid = to_regclass(?)")) {
+            ps.setString(1, table.quoted());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
     private static boolean columnListsSupported(Connection c) throws SQLException {
         return c.getMetaData().getDatabaseMajorVersion() >= 15;
     }
@@ -138,14 +156,15 @@ final class SlotManager {
         return " (" + String.join(", ", ChangeHandler.COLUMNS) + ")";
     }
 
-    private void createPublication(Connection c) throws SQLException {
+    private void createPublication(Connection c, boolean partitioned) throws SQLException {
         boolean listed = columnListsSupported(c);
         String sql = "CREATE PUBLICATION \"" + publication + "\" FOR TABLE " + table.quoted()
-                + (listed ? columnList() : "") + " WITH (publish = 'insert')";
+                + (listed ? columnList() : "") + " WITH (publish = 'insert'"
+                + (partitioned ? ", publish_via_partition_root = true)" : ")");
         try (Statement st = c.createStatement()) {
             st.execute(sql);
-            LOG.info("Created publication '{}' for {} (inserts only{})", publication, table,
-                    listed ? ", columns" + columnList() : "");
+            LOG.info("Created publication '{}' for {} (inserts only{}{})", publication, table,
+                    listed ? ", columns" + columnList() : "", partitioned ? ", published via the partition root" : "");
         } catch (SQLException e) {
             if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
                 throw new CdcSetupException("publication '" + publication + "' does not exist and role '"
