@@ -36,4 +36,12 @@ public final class CdcSource {
     public static OptionalLong retainedWalBytes(Connection connection, String slotName) throws SQLException {
         return SlotManager.retainedWalBytes(connection, slotName);
     }
+
+    /**
+     * Why PostgreSQL invalidated a slot, for operators: {@code invalidationReason} is the slot's
+     * {@code invalidation_reason} (PostgreSQL 17+), null on older versions.
+     */
+    public static String slotInvalidationCause(String invalidationReason) {
+        return SlotManager.invalidationCause(invalidationReason);
+    }
 }

@@ -15,6 +15,7 @@ import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.SlotInvalidation;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -97,22 +98,7 @@ class SlotInvalidatedTest {
 
     /** Makes PostgreSQL invalidate the stopped relay's slot for {@code reason}; checks it did. */
     private void invalidate(String reason) {
-        String setting = reason.equals("idle_timeout") ? "idle_replication_slot_timeout = '1s'"
-                : "max_slot_wal_keep_size = '1MB'";
-        db.execute("ALTER SYSTEM SET " + setting);
-        db.execute("SELECT pg_reload_conf()");
-        try {
-            // The checkpointer invalidates: after the slot was idle for a second, or its WAL segment fell behind the
-            // limit (a segment switch per round moves the WAL on).
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-                db.execute("SELECT pg_switch_wal()");
-                db.execute("CHECKPOINT");
-                return "lost".equals(slotStatus());
-            });
-        } finally {
-            db.execute("ALTER SYSTEM RESET " + setting.substring(0, setting.indexOf(' ')));
-            db.execute("SELECT pg_reload_conf()");
-        }
+        SlotInvalidation.invalidate(db, SLOT, reason);
         if (db.queryLong("SELECT current_setting('server_version_num')::int") >= 170000) {
             assertThat(db.queryString("SELECT invalidation_reason FROM pg_replication_slots WHERE slot_name = '"
                     + SLOT + "'")).isEqualTo(reason);

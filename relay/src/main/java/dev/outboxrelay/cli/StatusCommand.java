@@ -1,6 +1,7 @@
 package dev.outboxrelay.cli;
 
 import dev.outboxrelay.cdc.CdcOptions;
+import dev.outboxrelay.cdc.CdcSource;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
@@ -31,8 +32,8 @@ final class StatusCommand implements Cli.Command {
     private static final ConfigSpec SPEC = ConfigSpec.of(CliOptions.GENERAL, DatabaseOptions.CONNECTION,
             OpsOptions.STATUS);
 
-    /** The CDC slot as seen in pg_replication_slots. */
-    record Slot(boolean active, String walStatus, Long retainedWalBytes) {
+    /** The CDC slot as seen in pg_replication_slots; {@code invalidationReason} is null before PostgreSQL 17. */
+    record Slot(boolean active, String walStatus, Long retainedWalBytes, String invalidationReason) {
     }
 
     /** The session holding the poll or CDC lock. */
@@ -91,7 +92,9 @@ final class StatusCommand implements Cli.Command {
                     stats.oldestUnsentAgeSeconds(), maxAge.toSeconds()));
         }
         if (slot != null && "lost".equals(slot.walStatus())) {
-            problems.add("replication slot '" + slotName + "' was invalidated (wal_status lost)");
+            problems.add("replication slot '" + slotName + "' was invalidated ("
+                    + CdcSource.slotInvalidationCause(slot.invalidationReason())
+                    + "): the next CDC start recreates it and rescans the table");
         }
         if (config.get(OpsOptions.JSON)) {
             out.println(json(table, stats, slotName, slot, holder, problems));
@@ -100,6 +103,7 @@ final class StatusCommand implements Cli.Command {
                     stats.backlog(), stats.oldestUnsentAgeSeconds(), stats.deadLetters());
             out.println(slot == null ? "slot " + slotName + ": none" : "slot " + slotName + ": "
                     + (slot.active() ? "active" : "inactive") + ", wal_status " + slot.walStatus()
+                    + (slot.invalidationReason() == null ? "" : ", invalidation_reason " + slot.invalidationReason())
                     + ", retained WAL " + slot.retainedWalBytes() + " bytes");
             out.println(holder == null ? "active instance: none (no session holds the poll or CDC lock)"
                     : "active instance: " + holder.applicationName() + " (" + holder.lock() + " lock, backend pid "
@@ -110,16 +114,18 @@ final class StatusCommand implements Cli.Command {
     }
 
     private static Slot slot(Connection c, String name) throws SQLException {
+        // invalidation_reason exists since PostgreSQL 17; through jsonb the query runs on every version.
         try (PreparedStatement ps = c.prepareStatement("SELECT active, wal_status,"
-                + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint"
-                + " FROM pg_replication_slots WHERE slot_name = ?")) {
+                + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
+                + " to_jsonb(s) ->> 'invalidation_reason' FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
                 }
                 long wal = rs.getLong(3);
-                return new Slot(rs.getBoolean(1), rs.getString(2), rs.wasNull() ? null : wal);
+                Long retained = rs.wasNull() ? null : wal;
+                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4));
             }
         }
     }
@@ -158,7 +164,9 @@ final class StatusCommand implements Cli.Command {
         } else {
             s.append("{\"name\":").append(Json.quote(slotName)).append(",\"active\":").append(slot.active())
                     .append(",\"wal_status\":").append(Json.quote(slot.walStatus()))
-                    .append(",\"retained_wal_bytes\":").append(slot.retainedWalBytes()).append('}');
+                    .append(",\"retained_wal_bytes\":").append(slot.retainedWalBytes())
+                    .append(",\"invalidation_reason\":").append(slot.invalidationReason() == null ? "null"
+                            : Json.quote(slot.invalidationReason())).append('}');
         }
         s.append(",\"active_instance\":");
         if (holder == null) {
