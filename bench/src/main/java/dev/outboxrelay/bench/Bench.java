@@ -1,5 +1,6 @@
 package dev.outboxrelay.bench;
 
+import dev.outboxrelay.testkit.PostgresOptions;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.nio.file.Files;
@@ -43,7 +44,7 @@ final class Bench {
 
     /** The bench's PostgreSQL: the test kit's server with {@link #PG_SETTINGS}. */
     static TestPostgres startPostgres() {
-        TestPostgres.Options pgOptions = TestPostgres.Options.defaults();
+        PostgresOptions pgOptions = PostgresOptions.defaults();
         for (Map.Entry<String, String> e : PG_SETTINGS.entrySet()) {
             pgOptions = pgOptions.withSetting(e.getKey(), e.getValue());
         }

@@ -64,7 +64,7 @@ final class ManagedPostgres {
     }
 
     /** Runs initdb, writes pg_hba.conf, starts the server and waits until it accepts connections. */
-    static ManagedPostgres start(Path bin, TestPostgres.Options options) throws IOException {
+    static ManagedPostgres start(Path bin, PostgresOptions options) throws IOException {
         String osUser = OsCommands.serverUser();
         Path base = OsCommands.reachableByServer(
                 options.baseDir() != null ? options.baseDir() : Path.of(System.getProperty("java.io.tmpdir")));
@@ -85,7 +85,7 @@ final class ManagedPostgres {
      * Copies {@code primary} with {@code pg_basebackup -R} (streaming replication, a hot standby that follows it)
      * and starts the copy: logical slots are not copied, as on a real standby.
      */
-    static ManagedPostgres startStandby(ManagedPostgres primary, TestPostgres.Options options) throws IOException {
+    static ManagedPostgres startStandby(ManagedPostgres primary, PostgresOptions options) throws IOException {
         Path dir = Files.createTempDirectory(primary.dir.getParent(), "outbox-pg-");
         ManagedPostgres pg = new ManagedPostgres(primary.bin, dir, primary.osUser);
         try {
@@ -141,7 +141,7 @@ final class ManagedPostgres {
         Files.writeString(dir.resolve("data").resolve("pg_hba.conf"), hba, StandardCharsets.UTF_8);
     }
 
-    private void launch(TestPostgres.Options options) throws IOException {
+    private void launch(PostgresOptions options) throws IOException {
         for (int attempt = 1; ; attempt++) {
             port = options.port() > 0 ? options.port() : freePort();
             List<String> command = new ArrayList<>(List.of("sh", "-c", WRAPPER, "outbox-pg",
@@ -170,7 +170,7 @@ final class ManagedPostgres {
         }
     }
 
-    private Map<String, String> settings(TestPostgres.Options options) {
+    private Map<String, String> settings(PostgresOptions options) {
         Map<String, String> s = new LinkedHashMap<>();
         s.put("listen_addresses", LOOPBACK);
         s.put("port", Integer.toString(port));

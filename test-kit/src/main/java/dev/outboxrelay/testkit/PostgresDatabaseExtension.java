@@ -40,7 +40,7 @@ public final class PostgresDatabaseExtension implements BeforeAllCallback, Befor
         this(TestPostgres::shared);
     }
 
-    /** Uses the given server, e.g. a dedicated {@link TestPostgres#start(TestPostgres.Options)}. */
+    /** Uses the given server, e.g. a dedicated {@link TestPostgres#start(PostgresOptions)}. */
     public PostgresDatabaseExtension(Supplier<TestPostgres> server) {
         this.server = server;
     }

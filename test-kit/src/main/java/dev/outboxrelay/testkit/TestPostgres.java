@@ -10,12 +10,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * durability switched off for speed.
  *
  * <p>Typical use is {@link #shared()} (one server per JVM) plus {@link #createDatabase(String)} (one fresh
- * database per test class); {@link PostgresDatabaseExtension} does both for JUnit 5. {@link #start(Options)}
+ * database per test class); {@link PostgresDatabaseExtension} does both for JUnit 5. {@link #start(PostgresOptions)}
  * starts a dedicated server that the caller must {@link #close()}.
  *
  * <p><b>Roles.</b> The superuser {@value #SUPER_USER} connects without a password (trust on loopback). The role
@@ -89,53 +86,6 @@ public final class TestPostgres implements AutoCloseable {
     private final Thread shutdownHook;
     private volatile String version;
 
-    /**
-     * How to start a dedicated server.
-     *
-     * @param port         TCP port on 127.0.0.1; 0 picks a free one
-     * @param settings     extra {@code postgresql.conf} settings, applied after (and so overriding) the defaults
-     * @param startTimeout how long to wait for the server to accept connections
-     * @param baseDir      where to create the cluster directory; {@code null} means {@code java.io.tmpdir}
-     */
-    public record Options(int port, Map<String, String> settings, Duration startTimeout, Path baseDir) {
-
-        /** Validates and copies the arguments. */
-        public Options {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port " + port);
-            }
-            settings = Map.copyOf(settings);
-            Objects.requireNonNull(startTimeout, "startTimeout");
-        }
-
-        /** Free port, no extra settings, 60 s to start, cluster under {@code java.io.tmpdir}. */
-        public static Options defaults() {
-            return new Options(0, Map.of(), Duration.ofSeconds(60), null);
-        }
-
-        /** A copy listening on {@code newPort} (0 = any free port). */
-        public Options withPort(int newPort) {
-            return new Options(newPort, settings, startTimeout, baseDir);
-        }
-
-        /** A copy with one more server setting, e.g. {@code withSetting("max_connections", "50")}. */
-        public Options withSetting(String name, String value) {
-            Map<String, String> copy = new LinkedHashMap<>(settings);
-            copy.put(name, value);
-            return new Options(port, copy, startTimeout, baseDir);
-        }
-
-        /** A copy with another startup timeout. */
-        public Options withStartTimeout(Duration timeout) {
-            return new Options(port, settings, timeout, baseDir);
-        }
-
-        /** A copy that creates the cluster directory below {@code dir}. */
-        public Options withBaseDir(Path dir) {
-            return new Options(port, settings, startTimeout, dir);
-        }
-    }
-
     private TestPostgres(ManagedPostgres managed, String host, int port, String urlQuery, String superUser,
                          String superPassword, boolean isShared) {
         this.managed = managed;
@@ -160,7 +110,7 @@ public final class TestPostgres implements AutoCloseable {
             String url = System.getenv(EXTERNAL_URL_ENV);
             shared = url != null && !url.isBlank()
                     ? external(url.trim(), System.getenv(EXTERNAL_USER_ENV), System.getenv(EXTERNAL_PASSWORD_ENV))
-                    : startManaged(PgBinaries.find(), Options.defaults(), true);
+                    : startManaged(PgBinaries.find(), PostgresOptions.defaults(), true);
         }
         return shared;
     }
@@ -177,20 +127,20 @@ public final class TestPostgres implements AutoCloseable {
             return shared();
         }
         return SHARED_BY_MAJOR.computeIfAbsent(major,
-                m -> startManaged(PgDistributions.bin(m), Options.defaults(), true));
+                m -> startManaged(PgDistributions.bin(m), PostgresOptions.defaults(), true));
     }
 
     /** Starts a dedicated server with default options; the caller must close it. */
     public static TestPostgres start() {
-        return start(Options.defaults());
+        return start(PostgresOptions.defaults());
     }
 
     /** Starts a dedicated server (never the external one); the caller must close it. */
-    public static TestPostgres start(Options options) {
+    public static TestPostgres start(PostgresOptions options) {
         return startManaged(PgBinaries.find(), options, false);
     }
 
-    private static TestPostgres startManaged(Path bin, Options options, boolean isShared) {
+    private static TestPostgres startManaged(Path bin, PostgresOptions options, boolean isShared) {
         ManagedPostgres managed;
         try {
             managed = ManagedPostgres.start(bin, options);
@@ -216,7 +166,7 @@ public final class TestPostgres implements AutoCloseable {
             throw new IllegalStateException("only a server the test kit started can have a standby");
         }
         try {
-            ManagedPostgres standby = ManagedPostgres.startStandby(managed, Options.defaults());
+            ManagedPostgres standby = ManagedPostgres.startStandby(managed, PostgresOptions.defaults());
             return new TestPostgres(standby, "127.0.0.1", standby.port(), "", SUPER_USER, null, false);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a standby of " + this, e);

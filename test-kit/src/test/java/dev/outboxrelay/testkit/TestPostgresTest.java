@@ -106,7 +106,7 @@ class TestPostgresTest {
     @Test
     void dedicatedServerStartsWithOptionsAndCleansUpOnClose() throws Exception {
         Path dir;
-        try (TestPostgres pg = TestPostgres.start(TestPostgres.Options.defaults().withSetting("max_connections", "42"))) {
+        try (TestPostgres pg = TestPostgres.start(PostgresOptions.defaults().withSetting("max_connections", "42"))) {
             assertThat(pg.port()).isNotEqualTo(TestPostgres.shared().port());
             TestDatabase database = pg.createDatabase("dedicated");
             assertThat(database.queryLong("SHOW max_connections")).isEqualTo(42);
