@@ -82,23 +82,27 @@ final class ManagedPostgres {
     }
 
     /**
-     * Copies {@code primary} with {@code pg_basebackup -R} (streaming replication, a hot standby that follows it)
-     * and starts the copy: logical slots are not copied, as on a real standby.
+     * Copies {@code primary} ({@link BaseBackup}) and starts the copy as a hot standby that streams from it through
+     * physical slot {@code slot}, with {@code hot_standby_feedback} on; logical slots are not copied, as on a real
+     * standby. {@code options} may add settings, e.g. {@code sync_replication_slots}.
      */
-    static ManagedPostgres startStandby(ManagedPostgres primary, PostgresOptions options) throws IOException {
+    static ManagedPostgres startStandby(ManagedPostgres primary, String slot, PostgresOptions options)
+            throws IOException {
         Path dir = Files.createTempDirectory(primary.dir.getParent(), "outbox-pg-");
         ManagedPostgres pg = new ManagedPostgres(primary.bin, dir, primary.osUser);
-        try {
+        try (Connection c = primary.connect("postgres")) {
+            BaseBackup.copy(c, primary.dir.resolve("data"), dir.resolve("data"), slot);
             OsCommands.giveToServerUser(dir);
-            OsCommands.runChecked(OsCommands.asServerUser(List.of(pg.bin.resolve("pg_basebackup").toString(),
-                    "-h", LOOPBACK, "-p", Integer.toString(primary.port), "-U", TestPostgres.SUPER_USER,
-                    "-D", dir.resolve("data").toString(), "-R", "-X", "stream", "-c", "fast", "--no-sync")),
-                    Duration.ofMinutes(2));
-            pg.launch(options);
+            // dbname: a standby synchronizing logical slots connects to a database; plain streaming ignores it.
+            pg.launch(options.withSetting("primary_conninfo", "host=" + LOOPBACK + " port=" + primary.port
+                            + " user=" + TestPostgres.SUPER_USER + " dbname=postgres application_name=" + slot)
+                    .withSetting("primary_slot_name", slot)
+                    .withSetting("hot_standby_feedback", "on"));
             return pg;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | SQLException | RuntimeException e) {
             pg.stop();
-            throw e;
+            throw e instanceof IOException io ? io : new IOException("Could not start a standby of port "
+                    + primary.port, e);
         }
     }
 
@@ -193,12 +197,16 @@ final class ManagedPostgres {
         return s;
     }
 
-    private void awaitReady(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String url = "jdbc:postgresql://" + LOOPBACK + ":" + port + "/postgres";
+    /** A superuser connection to {@code database} over TCP. */
+    private Connection connect(String database) throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", TestPostgres.SUPER_USER);
         props.setProperty("connectTimeout", "2");
+        return DriverManager.getConnection("jdbc:postgresql://" + LOOPBACK + ":" + port + "/" + database, props);
+    }
+
+    private void awaitReady(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         SQLException last = null;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -208,7 +216,7 @@ final class ManagedPostgres {
                 }
                 throw new IOException("PostgreSQL exited with code " + process.exitValue() + " during startup:\n" + log);
             }
-            try (Connection ignored = DriverManager.getConnection(url, props)) {
+            try (Connection ignored = connect("postgres")) {
                 return;
             } catch (SQLException e) {
                 last = e; // refused or "starting up": not ready yet

@@ -10,9 +10,12 @@ import java.util.concurrent.TimeoutException;
 /**
  * A primary with a hot standby (streaming replication) behind one address, for failover tests: relays connect to
  * {@link #jdbcUrl()}; {@link #failOver()} stops the primary the hard way, promotes the standby and moves the
- * address to it, as a virtual IP or DNS switch does. The standby has no logical replication slot.
+ * address to it, as a virtual IP or DNS switch does. The standby has no logical replication slot, unless it
+ * synchronizes the primary's failover slots ({@link #withSlotSync}).
  */
 public final class PostgresFailover implements AutoCloseable {
+
+    private static final String STANDBY_SLOT = "outbox_standby";
 
     private final TestPostgres primary;
     private final TestDatabase database;
@@ -32,12 +35,32 @@ public final class PostgresFailover implements AutoCloseable {
      * the standby from a copy of that state.
      */
     public static PostgresFailover start(String databasePrefix, SqlSetup setup) throws Exception {
-        TestPostgres primary = TestPostgres.start();
+        return start(0, false, databasePrefix, setup);
+    }
+
+    /**
+     * Like {@link #start}, on PostgreSQL {@code major} (17 or later), with a standby that keeps copies of the
+     * primary's failover slots ({@code sync_replication_slots = on}) and a primary whose logical walsenders wait
+     * for that standby ({@code synchronized_standby_slots}), as PostgreSQL's documentation sets them up.
+     */
+    public static PostgresFailover withSlotSync(int major, String databasePrefix, SqlSetup setup) throws Exception {
+        return start(major, true, databasePrefix, setup);
+    }
+
+    private static PostgresFailover start(int major, boolean syncSlots, String databasePrefix, SqlSetup setup)
+            throws Exception {
+        TestPostgres primary = TestPostgres.start(major, PostgresOptions.defaults());
         TestPostgres standby = null;
         try {
             TestDatabase database = primary.createDatabase(databasePrefix);
             setup.prepare(database);
-            standby = primary.startStandby();
+            PostgresOptions options = PostgresOptions.defaults();
+            standby = primary.startStandby(STANDBY_SLOT,
+                    syncSlots ? options.withSetting("sync_replication_slots", "on") : options);
+            if (syncSlots) {
+                database.execute("ALTER SYSTEM SET synchronized_standby_slots = '" + STANDBY_SLOT + "'");
+                database.execute("SELECT pg_reload_conf()");
+            }
             return new PostgresFailover(primary, database, standby, TcpProxy.to(primary.port()));
         } catch (Exception | Error e) {
             if (standby != null) {
@@ -75,6 +98,25 @@ public final class PostgresFailover implements AutoCloseable {
                 throw new TimeoutException("the standby did not replay up to " + written + " within " + timeout);
             }
             Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Waits until the standby's copy of logical slot {@code slot} is synchronized and has caught up with the
+     * position the primary's slot has confirmed now ({@link #withSlotSync} only).
+     */
+    public void awaitSlotSynced(String slot, Duration timeout)
+            throws SQLException, TimeoutException, InterruptedException {
+        String confirmed = query(primary, "SELECT confirmed_flush_lsn FROM pg_replication_slots"
+                + " WHERE slot_name = '" + slot + "'");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!"1".equals(query(standby, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot
+                + "' AND synced AND NOT temporary AND confirmed_flush_lsn >= '" + confirmed + "'::pg_lsn"))) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("the standby's slot " + slot + " did not reach " + confirmed + " within "
+                        + timeout);
+            }
+            Thread.sleep(50);
         }
     }
 

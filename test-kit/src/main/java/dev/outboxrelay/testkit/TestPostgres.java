@@ -140,6 +140,14 @@ public final class TestPostgres implements AutoCloseable {
         return startManaged(PgBinaries.find(), options, false);
     }
 
+    /**
+     * Starts a dedicated server of PostgreSQL {@code major} (0: the installed one), as {@link #sharedOfMajor}
+     * finds it; the caller must close it.
+     */
+    public static TestPostgres start(int major, PostgresOptions options) {
+        return startManaged(major == 0 ? PgBinaries.find() : PgDistributions.bin(major), options, false);
+    }
+
     private static TestPostgres startManaged(Path bin, PostgresOptions options, boolean isShared) {
         ManagedPostgres managed;
         try {
@@ -158,15 +166,24 @@ public final class TestPostgres implements AutoCloseable {
     }
 
     /**
-     * Starts a hot standby of this dedicated server (streaming replication; promote it with
-     * {@code SELECT pg_promote()}); the caller must close it.
+     * Starts a hot standby of this dedicated server (streaming replication through physical slot
+     * {@code outbox_standby}; promote it with {@code SELECT pg_promote()}); the caller must close it.
      */
     public TestPostgres startStandby() {
+        return startStandby("outbox_standby", PostgresOptions.defaults());
+    }
+
+    /**
+     * Starts a hot standby of this dedicated server that streams through physical slot {@code slot} (created on
+     * this server) with {@code hot_standby_feedback} on, plus the settings of {@code options}; the caller must
+     * close it.
+     */
+    public TestPostgres startStandby(String slot, PostgresOptions options) {
         if (managed == null) {
             throw new IllegalStateException("only a server the test kit started can have a standby");
         }
         try {
-            ManagedPostgres standby = ManagedPostgres.startStandby(managed, PostgresOptions.defaults());
+            ManagedPostgres standby = ManagedPostgres.startStandby(managed, slot, options);
             return new TestPostgres(standby, "127.0.0.1", standby.port(), "", SUPER_USER, null, false);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start a standby of " + this, e);
