@@ -21,6 +21,14 @@ public final class CdcOptions {
             .example("orders_outbox_relay")
             .build();
 
+    public static final Option<Boolean> SLOT_FAILOVER = Option.bool("slot-failover")
+            .defaultValue("false")
+            .doc("PostgreSQL 17+: make the slot a failover slot, so a standby with sync_replication_slots = on"
+                    + " keeps a copy and CDC resumes from it after a failover instead of rescanning the table; pair"
+                    + " with synchronized_standby_slots on the primary.")
+            .example("true")
+            .build();
+
     public static final Option<CdcSettings.OffsetStore> OFFSET_STORE = Option.enumeration("offset-store",
                     CdcSettings.OffsetStore.class)
             .defaultValue("db")
@@ -49,7 +57,7 @@ public final class CdcOptions {
 
     /** The CDC source's options. */
     public static final OptionSet SET = OptionSet.builder("Change data capture (--mode cdc)")
-            .add(SLOT_NAME).add(DatabaseOptions.PUBLICATION).add(OFFSET_STORE).add(OFFSET_FILE)
+            .add(SLOT_NAME).add(SLOT_FAILOVER).add(DatabaseOptions.PUBLICATION).add(OFFSET_STORE).add(OFFSET_FILE)
             .add(HEARTBEAT_INTERVAL).add(InstanceOptions.RELAY_NAME)
             .passthrough(DEBEZIUM)
             .check(CdcOptions::check)
@@ -79,6 +87,7 @@ public final class CdcOptions {
                 .table(config.get(DatabaseOptions.TABLE))
                 .publication(config.get(DatabaseOptions.PUBLICATION))
                 .slotName(config.get(SLOT_NAME))
+                .slotFailover(config.get(SLOT_FAILOVER))
                 .offsetStore(config.get(OFFSET_STORE))
                 .offsetFile(config.find(OFFSET_FILE).orElse(null))
                 .heartbeatInterval(config.get(HEARTBEAT_INTERVAL))

@@ -39,6 +39,7 @@ public final class CdcSettings {
     private final String password;
     private final OutboxTable table;
     private final String slotName;
+    private final boolean slotFailover;
     private final String publication;
     private final OffsetStore offsetStore;
     private final Path offsetFile;
@@ -54,6 +55,7 @@ public final class CdcSettings {
         this.password = b.password;
         this.table = b.table;
         this.slotName = b.slotName;
+        this.slotFailover = b.slotFailover;
         this.publication = b.publication;
         this.offsetStore = b.offsetStore;
         this.offsetFile = b.offsetFile;
@@ -96,6 +98,11 @@ public final class CdcSettings {
         return slotName;
     }
 
+    /** Whether the slot must be a failover slot (PostgreSQL 17+), synchronized to standbys. */
+    public boolean slotFailover() {
+        return slotFailover;
+    }
+
     public String publication() {
         return publication;
     }
@@ -136,7 +143,8 @@ public final class CdcSettings {
         debezium.forEach((k, v) -> dbz.put(k, Secrets.looksSecret(k) ? Secrets.MASK : v));
         return "CdcSettings[jdbcUrl=" + jdbcUrl.replaceAll("(?i)password=[^&]*", "password=" + Secrets.MASK)
                 + ", user=" + user + ", password=" + (password == null ? "none" : Secrets.MASK)
-                + ", table=" + table + ", slot=" + slotName + ", publication=" + publication
+                + ", table=" + table + ", slot=" + slotName + (slotFailover ? " (failover)" : "")
+                + ", publication=" + publication
                 + ", offsetStore=" + offsetStore + (offsetFile == null ? "" : ", offsetFile=" + offsetFile)
                 + ", heartbeatInterval=" + heartbeatInterval + ", onPublish=" + onPublish
                 + ", maxAttempts=" + maxAttempts + ", relayName=" + relayName + ", debezium=" + dbz + "]";
@@ -150,6 +158,7 @@ public final class CdcSettings {
         // Defaults come from the option declarations, so each is written down once.
         private OutboxTable table = DatabaseOptions.TABLE.parsedDefault();
         private String slotName = CdcOptions.SLOT_NAME.parsedDefault();
+        private boolean slotFailover = CdcOptions.SLOT_FAILOVER.parsedDefault();
         private String publication = DatabaseOptions.PUBLICATION.parsedDefault();
         private OffsetStore offsetStore = CdcOptions.OFFSET_STORE.parsedDefault();
         private Path offsetFile;
@@ -172,6 +181,11 @@ public final class CdcSettings {
 
         public Builder slotName(String value) {
             this.slotName = Objects.requireNonNull(value, "slotName");
+            return this;
+        }
+
+        public Builder slotFailover(boolean value) {
+            this.slotFailover = value;
             return this;
         }
 

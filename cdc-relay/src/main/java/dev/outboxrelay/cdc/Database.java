@@ -32,6 +32,16 @@ final class Database {
         return DriverManager.getConnection(jdbcUrl, credentials);
     }
 
+    /** A logical replication connection, for replication commands such as ALTER_REPLICATION_SLOT. */
+    Connection openReplication() throws SQLException {
+        Properties p = new Properties();
+        p.putAll(credentials);
+        p.setProperty("replication", "database");
+        p.setProperty("preferQueryMode", "simple"); // replication connections take only the simple protocol
+        p.setProperty("assumeMinServerVersion", "9.4");
+        return DriverManager.getConnection(jdbcUrl, p);
+    }
+
     /** {@code database.*} properties for the Debezium connector; the password is included, never log them. */
     Map<String, String> debeziumProperties() {
         Map<String, String> p = new LinkedHashMap<>();

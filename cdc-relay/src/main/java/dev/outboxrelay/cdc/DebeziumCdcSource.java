@@ -72,7 +72,7 @@ final class DebeziumCdcSource implements OutboxSource {
         this.publisher = publisher;
         this.listener = listener;
         this.database = new Database(settings);
-        this.slots = new SlotManager(settings);
+        this.slots = new SlotManager(settings, database);
         this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
                 settings.relayName(), database);
         this.batches = new BatchPublisher(router, publisher, Acknowledger.forTable(settings.table(),

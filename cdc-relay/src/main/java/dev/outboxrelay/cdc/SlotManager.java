@@ -32,18 +32,28 @@ final class SlotManager {
         RECREATED
     }
 
+    /** The first version whose slots can be synchronized to standbys (the {@code failover} option). */
+    static final int FAILOVER_SLOTS_SINCE = 17;
+
     private final OutboxTable table;
     private final String slot;
     private final String publication;
+    private final boolean failover;
+    private final Database database;
 
-    SlotManager(CdcSettings settings) {
+    SlotManager(CdcSettings settings, Database database) {
         this.table = settings.table();
         this.slot = settings.slotName();
         this.publication = settings.publication();
+        this.failover = settings.slotFailover();
+        this.database = database;
     }
 
     SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
         checkReplicationAttribute(c);
+        if (failover) {
+            FailoverSlots.check(c, slot);
+        }
         ensurePublication(c);
         return ensureSlot(c, offsetsExist);
     }
@@ -178,8 +188,11 @@ final class SlotManager {
 
     private SlotState ensureSlot(Connection c, boolean offsetsExist) throws SQLException {
         // invalidation_reason exists since PostgreSQL 17; through jsonb the query runs on every version.
+        // So do failover and synced (17+).
         try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database = current_database(),"
-                + " wal_status = 'lost', active_pid, to_jsonb(s) ->> 'invalidation_reason'"
+                + " wal_status = 'lost', active_pid, to_jsonb(s) ->> 'invalidation_reason',"
+                + " coalesce((to_jsonb(s) ->> 'failover')::boolean, false),"
+                + " coalesce((to_jsonb(s) ->> 'synced')::boolean, false)"
                 + " FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, slot);
             try (ResultSet rs = ps.executeQuery()) {
@@ -193,7 +206,11 @@ final class SlotManager {
                                 + " choose another --slot-name");
                     }
                     if (!rs.getBoolean(3)) {
-                        LOG.info("Using replication slot '{}'", slot);
+                        LOG.info("Using replication slot '{}'{}", slot, rs.getBoolean(7)
+                                ? " (synchronized from a former primary)" : "");
+                        if (failover && !rs.getBoolean(6)) {
+                            FailoverSlots.enable(database, slot);
+                        }
                         return SlotState.EXISTING;
                     }
                     LOG.error("Replication slot '{}' was invalidated by PostgreSQL ({}): dropping and recreating it;"
@@ -230,12 +247,14 @@ final class SlotManager {
     }
 
     private void createSlot(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT lsn FROM pg_create_logical_replication_slot(?, 'pgoutput')")) {
+        // Arguments: name, plugin, temporary, two-phase, failover (the last since PostgreSQL 17).
+        try (PreparedStatement ps = c.prepareStatement("SELECT lsn FROM pg_create_logical_replication_slot(?,"
+                + " 'pgoutput'" + (failover ? ", false, false, true" : "") + ")")) {
             ps.setString(1, slot);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                LOG.info("Created replication slot '{}' (pgoutput) at {}", slot, rs.getString(1));
+                LOG.info("Created replication slot '{}' (pgoutput{}) at {}", slot, failover ? ", failover" : "",
+                        rs.getString(1));
             }
         } catch (SQLException e) {
             if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {

@@ -32,52 +32,115 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * The database fails over while the relay streams: a hot standby, which has no logical slot, is promoted behind
- * the address the relay uses. The relay reconnects, recreates its slot and rescans; a consumer sees every event
- * committed on either server, in per-key order.
+ * The database fails over while the relay streams: a hot standby is promoted behind the address the relay uses.
+ * Without a failover slot the standby has no logical slot: the relay reconnects, recreates its slot and rescans.
+ * With {@code --slot-failover} (PostgreSQL 17+) the standby kept a synchronized copy and the relay resumes from it.
+ * Either way a consumer sees every event committed on either server, in per-key order.
  */
 class DatabaseFailoverTest {
 
     private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final String SLOT = "outbox_relay";
 
     private final String aggregateType = "fo" + UUID.randomUUID().toString().substring(0, 8);
 
     @Test
     void promotedStandbyWithoutTheSlotGetsEveryEventPublished() throws Exception {
-        try (PostgresFailover pg = PostgresFailover.start("failover", DatabaseFailoverTest::migrate);
-             OutboxSource relay = CdcSource.create(CdcSettings.builder(pg.jdbcUrl(), pg.database().relayUser(),
-                             pg.database().relayPassword()).heartbeatInterval(Duration.ofSeconds(1)).build(),
-                     EventRouter.topicTemplate("fo.${aggregateType}"),
-                     EventPublisher.kafka(ProducerSettings.of(TestKafka.shared().bootstrapServers(), Map.of())),
-                     RelayListener.none())) {
+        try (PostgresFailover pg = PostgresFailover.start("failover", DatabaseFailoverTest::migrate)) {
+            List<ILoggingEvent> logs = failOverWhileStreaming(pg, false);
+            assertThat(logs).filteredOn(e -> e.getLevel() == Level.ERROR)
+                    .extracting(ILoggingEvent::getFormattedMessage).anySatisfy(m -> assertThat(m).startsWith(
+                            "Replication slot '" + SLOT + "' is missing although the relay has stored offsets: it"
+                                    + " was dropped, or the database failed over to a server without it."));
+            assertThat(pg.database().queryLong("SELECT count(*) FROM pg_replication_slots"
+                    + " WHERE slot_name = '" + SLOT + "'")).as("the slot on the new primary").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void withAFailoverSlotThePromotedStandbyResumesFromItsSynchronizedCopy() throws Exception {
+        try (PostgresFailover pg = PostgresFailover.withSlotSync(17, "failoverslot", DatabaseFailoverTest::migrate)) {
+            List<ILoggingEvent> logs = failOverWhileStreaming(pg, true);
+            // Debezium reconnects to the new primary by itself and finds the slot: no restart, no rescan.
+            assertThat(logs).extracting(ILoggingEvent::getLevel).as("nothing to recover, nothing to warn about")
+                    .doesNotContain(Level.ERROR, Level.WARN);
+            assertThat(pg.database().queryString("SELECT synced::text || ' ' || failover::text"
+                    + " FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'"))
+                    .as("the new primary's slot is the synchronized copy, still a failover slot")
+                    .isEqualTo("true true");
+
+            // A relay started later (a restart, or another instance taking over) says where its slot came from.
+            List<ILoggingEvent> restart = capture(() -> {
+                try (OutboxSource again = relay(pg, true)) {
+                    again.start();
+                    await().atMost(WAIT).until(again::isHealthy);
+                }
+            });
+            assertThat(restart).extracting(ILoggingEvent::getFormattedMessage)
+                    .contains("Using replication slot '" + SLOT + "' (synchronized from a former primary)");
+            assertThat(restart).filteredOn(e -> e.getLevel() == Level.WARN)
+                    .extracting(ILoggingEvent::getFormattedMessage).as("the new primary has no standby to wait for")
+                    .containsExactly("Replication slot '" + SLOT + "' is a failover slot but synchronized_standby_slots"
+                            + " is empty: set it on the primary to the standbys' physical slots, so the relay never"
+                            + " publishes an event a standby has not received");
+        }
+    }
+
+    /**
+     * Streams 50 events, writes 30 more and fails over while the relay may still publish them, writes 20 on the
+     * new primary and checks all 100 arrive in per-key order. Returns what the slot handling logged meanwhile.
+     */
+    private List<ILoggingEvent> failOverWhileStreaming(PostgresFailover pg, boolean failoverSlot) throws Exception {
+        try (OutboxSource relay = relay(pg, failoverSlot)) {
             relay.start();
             await().atMost(WAIT).until(relay::isHealthy);
             List<String> ids = new ArrayList<>(insert(writer(pg), 0, 50));
             await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
+            if (failoverSlot) {
+                pg.awaitSlotSynced(SLOT, WAIT);
+            }
             ids.addAll(insert(writer(pg), 50, 30)); // published or not when the primary dies
             pg.awaitReplayed(WAIT);
 
-            ListAppender<ILoggingEvent> logs = new ListAppender<>();
-            logs.start();
-            Logger slotLog = (Logger) LoggerFactory.getLogger(SlotManager.class);
-            slotLog.addAppender(logs);
-            try {
+            return capture(() -> {
                 pg.failOver();
                 ids.addAll(insert(writer(pg), 80, 20));
                 DeliveryReport report = DeliveryReport.of(TopicReader.of(TestKafka.shared())
                         .readUntilIds("fo." + aggregateType, new HashSet<>(ids), WAIT), ids);
                 assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
                 await().atMost(WAIT).until(() -> writer(pg).unsent() == 0);
-            } finally {
-                slotLog.detachAppender(logs);
-            }
-            assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.ERROR)
-                    .extracting(ILoggingEvent::getFormattedMessage).anySatisfy(m -> assertThat(m).startsWith(
-                            "Replication slot 'outbox_relay' is missing although the relay has stored offsets: it"
-                                    + " was dropped, or the database failed over to a server without it."));
-            assertThat(pg.database().queryLong("SELECT count(*) FROM pg_replication_slots"
-                    + " WHERE slot_name = 'outbox_relay'")).as("the slot on the new primary").isEqualTo(1);
+            });
         }
+    }
+
+    private OutboxSource relay(PostgresFailover pg, boolean failoverSlot) {
+        return CdcSource.create(CdcSettings.builder(pg.jdbcUrl(), pg.database().relayUser(),
+                        pg.database().relayPassword()).heartbeatInterval(Duration.ofSeconds(1))
+                        .slotFailover(failoverSlot).build(),
+                EventRouter.topicTemplate("fo.${aggregateType}"),
+                EventPublisher.kafka(ProducerSettings.of(TestKafka.shared().bootstrapServers(), Map.of())),
+                RelayListener.none());
+    }
+
+    /** What the source, its slot handling and its failover-slot checks log while {@code action} runs. */
+    private static List<ILoggingEvent> capture(Action action) throws Exception {
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        logs.start();
+        List<Logger> loggers = List.of((Logger) LoggerFactory.getLogger(SlotManager.class),
+                (Logger) LoggerFactory.getLogger(FailoverSlots.class),
+                (Logger) LoggerFactory.getLogger(DebeziumCdcSource.class));
+        loggers.forEach(l -> l.addAppender(logs));
+        try {
+            action.run();
+        } finally {
+            loggers.forEach(l -> l.detachAppender(logs));
+        }
+        return logs.list;
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
     }
 
     private static void migrate(TestDatabase db) throws Exception {
