@@ -32,8 +32,12 @@ final class StatusCommand implements Cli.Command {
     private static final ConfigSpec SPEC = ConfigSpec.of(CliOptions.GENERAL, DatabaseOptions.CONNECTION,
             OpsOptions.STATUS);
 
-    /** The CDC slot as seen in pg_replication_slots; {@code invalidationReason} is null before PostgreSQL 17. */
-    record Slot(boolean active, String walStatus, Long retainedWalBytes, String invalidationReason) {
+    /**
+     * The CDC slot as seen in pg_replication_slots; {@code invalidationReason} is null and {@code failover} false
+     * before PostgreSQL 17.
+     */
+    record Slot(boolean active, String walStatus, Long retainedWalBytes, String invalidationReason,
+                boolean failover) {
     }
 
     /** The session holding the poll or CDC lock. */
@@ -102,7 +106,8 @@ final class StatusCommand implements Cli.Command {
             out.printf("outbox %s: backlog %d row(s), oldest unsent %.1f s, dead letters %d%n", table,
                     stats.backlog(), stats.oldestUnsentAgeSeconds(), stats.deadLetters());
             out.println(slot == null ? "slot " + slotName + ": none" : "slot " + slotName + ": "
-                    + (slot.active() ? "active" : "inactive") + ", wal_status " + slot.walStatus()
+                    + (slot.active() ? "active" : "inactive") + (slot.failover() ? ", failover" : "")
+                    + ", wal_status " + slot.walStatus()
                     + (slot.invalidationReason() == null ? "" : ", invalidation_reason " + slot.invalidationReason())
                     + ", retained WAL " + slot.retainedWalBytes() + " bytes");
             out.println(holder == null ? "active instance: none (no session holds the poll or CDC lock)"
@@ -114,10 +119,11 @@ final class StatusCommand implements Cli.Command {
     }
 
     private static Slot slot(Connection c, String name) throws SQLException {
-        // invalidation_reason exists since PostgreSQL 17; through jsonb the query runs on every version.
+        // invalidation_reason and failover exist since PostgreSQL 17; through jsonb the query runs on every version.
         try (PreparedStatement ps = c.prepareStatement("SELECT active, wal_status,"
                 + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
-                + " to_jsonb(s) ->> 'invalidation_reason' FROM pg_replication_slots s WHERE slot_name = ?")) {
+                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false)"
+                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -125,7 +131,7 @@ final class StatusCommand implements Cli.Command {
                 }
                 long wal = rs.getLong(3);
                 Long retained = rs.wasNull() ? null : wal;
-                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4));
+                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4), rs.getBoolean(5));
             }
         }
     }
@@ -163,6 +169,7 @@ final class StatusCommand implements Cli.Command {
             s.append("null");
         } else {
             s.append("{\"name\":").append(Json.quote(slotName)).append(",\"active\":").append(slot.active())
+                    .append(",\"failover\":").append(slot.failover())
                     .append(",\"wal_status\":").append(Json.quote(slot.walStatus()))
                     .append(",\"retained_wal_bytes\":").append(slot.retainedWalBytes())
                     .append(",\"invalidation_reason\":").append(slot.invalidationReason() == null ? "null"

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code status} on a slot PostgreSQL really invalidated: unhealthy, and it says why (PostgreSQL 17+ records
- * the reason; before, running out of WAL was the only one).
+ * the reason; before, running out of WAL was the only one). On 17+ the slot is a failover slot, which status shows.
  */
 class StatusOfAnInvalidatedSlotTest {
 
@@ -39,13 +39,16 @@ class StatusOfAnInvalidatedSlotTest {
         try (Connection c = db.connect()) {
             OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
         }
-        db.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput')");
-        SlotInvalidation.invalidate(db, SLOT, reason);
         boolean recordsReason = db.queryLong("SELECT current_setting('server_version_num')::int") >= 170000;
+        // From 17 on, as --slot-failover creates it: status shows that too.
+        db.execute("SELECT pg_create_logical_replication_slot('" + SLOT + "', 'pgoutput'"
+                + (recordsReason ? ", false, false, true" : "") + ")");
+        SlotInvalidation.invalidate(db, SLOT, reason);
 
         CliRun text = status();
         assertThat(text.exitCode()).as(text.err()).isEqualTo(3);
-        assertThat(text.out()).contains("slot " + SLOT + ": inactive, wal_status lost"
+        assertThat(text.out()).contains("slot " + SLOT + ": inactive" + (recordsReason ? ", failover" : "")
+                        + ", wal_status lost"
                         + (recordsReason ? ", invalidation_reason " + reason : "") + ", retained WAL ")
                 .endsWith("status: unhealthy: replication slot '" + SLOT + "' was invalidated (" + cause
                         + "): the next CDC start recreates it and rescans the table\n");
@@ -53,7 +56,7 @@ class StatusOfAnInvalidatedSlotTest {
         CliRun json = status("--json");
         assertThat(json.exitCode()).isEqualTo(3);
         assertThat(json.out()).contains("\"wal_status\":\"lost\"", "\"invalidation_reason\":"
-                + (recordsReason ? "\"" + reason + "\"" : "null"));
+                + (recordsReason ? "\"" + reason + "\"" : "null"), "\"failover\":" + recordsReason);
     }
 
     private CliRun status(String... extra) {
