@@ -7,14 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outboxrelay.core.OutboxSource;
-import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.contract.PartitionedOutbox;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,13 +29,10 @@ class PartitionedPublicationTest {
     private OutboxSource source;
 
     @BeforeEach
-    void setUp() throws SQLException {
+    void setUp() throws Exception {
         db = TestPostgres.shared().createDatabase("cdcpart");
         kafka = TestKafka.shared();
-        try (Connection c = db.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
-        db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
+        CdcRelays.migrate(db, OutboxTable.DEFAULT.toString());
         PartitionedOutbox.convert(db, OutboxTable.DEFAULT.toString(), 3);
     }
 

@@ -15,19 +15,25 @@ import org.junit.jupiter.api.Test;
 /** The fetch floor on a real PostgreSQL, with real concurrent transactions, as the relay's role sees them. */
 class CommitHorizonTest {
 
-    private static final String TABLE = "public.outbox";
+    static final String TABLE = "public.outbox";
     private static final String INSERT = "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload)"
             + " SELECT gen_random_uuid(), 'Order', gen_random_uuid()::text, 'Created', '{}' FROM generate_series(1, %d) g";
 
-    private TestDatabase database;
-    private OutboxQueries queries;
-    private Connection relay;
-    private PreparedStatement fetch;
+    TestDatabase database;
+    OutboxQueries queries;
+    Connection relay;
+    PreparedStatement fetch;
+
+    /** The migrated database the tests run on. */
+    TestDatabase createDatabase() throws Exception {
+        TestDatabase db = TestPostgres.shared().createDatabase("horizon");
+        PollingRelays.migrate(db, TABLE);
+        return db;
+    }
 
     @BeforeEach
     void setUp() throws Exception {
-        database = TestPostgres.shared().createDatabase("horizon");
-        PollingRelays.migrate(database, TABLE);
+        database = createDatabase();
         queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
         relay = PollingRelays.connections(database).connect();
         queries.prepareSession(relay, "horizon-test");
@@ -113,13 +119,13 @@ class CommitHorizonTest {
         return rows;
     }
 
-    private static void execute(Connection c, String sql) throws Exception {
+    static void execute(Connection c, String sql) throws Exception {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.execute();
         }
     }
 
-    private static long queryLong(Connection c, String sql) throws Exception {
+    static long queryLong(Connection c, String sql) throws Exception {
         try (PreparedStatement ps = c.prepareStatement(sql); var rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);

@@ -2,48 +2,27 @@ package dev.outboxrelay.poll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.contract.PartitionedOutbox;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fetch floor on a partitioned outbox table. Since PostgreSQL 17 an INSERT straight into a partition draws
- * its seq from the parent's identity sequence while it locks only the partition for writing (the parent just
- * for reading), so the floor must watch the partitions' locks too.
+ * The fetch floor on an outbox table partitioned by hash of id, on PostgreSQL 17: every test of
+ * {@link CommitHorizonTest}, and one more. Since 17 an INSERT straight into a partition draws its seq from the
+ * parent's identity sequence while it locks only the partition for writing (the parent just for reading), so
+ * the floor must watch the partitions' locks too.
  */
-class PartitionedCommitHorizonTest {
+class PartitionedCommitHorizonTest extends CommitHorizonTest {
 
-    private static final String TABLE = "public.outbox";
-
-    private TestDatabase database;
-    private OutboxQueries queries;
-    private Connection relay;
-    private PreparedStatement fetch;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = TestPostgres.sharedOfMajor(17).createDatabase("horizonpart");
-        PollingRelays.migrate(database, TABLE);
-        PartitionedOutbox.convert(database, TABLE, 2);
-        queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
-        relay = PollingRelays.connections(database).connect();
-        queries.prepareSession(relay, "horizon-test");
-        fetch = queries.prepareFetch(relay);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fetch.close();
-        relay.close();
-        database.drop();
+    @Override
+    TestDatabase createDatabase() throws Exception {
+        TestDatabase db = TestPostgres.sharedOfMajor(17).createDatabase("horizonpart");
+        PollingRelays.migrate(db, TABLE);
+        PartitionedOutbox.convert(db, TABLE, 2);
+        return db;
     }
 
     @Test
@@ -72,19 +51,6 @@ class PartitionedCommitHorizonTest {
             assertThat(horizon.floor()).as("the late row is the lowest unsent one").isEqualTo(lateSeq);
             assertThat(queries.fetch(fetch, new long[0], horizon.floor(), 100)).extracting(OutboxRow::seq)
                     .containsExactly(lateSeq);
-        }
-    }
-
-    private static void execute(Connection c, String sql) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.execute();
-        }
-    }
-
-    private static long queryLong(Connection c, String sql) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 }
