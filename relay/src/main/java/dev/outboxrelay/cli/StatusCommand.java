@@ -22,7 +22,8 @@ import java.util.List;
 /**
  * {@code status}: what an operator (or a cron job) needs to know from the database alone: backlog, oldest
  * unsent age, dead letters, the CDC slot, and which instance is active. Exit 3 when unhealthy: live dead
- * letters, an unsent row older than {@code --max-age}, or an invalidated slot.
+ * letters, an unsent row older than {@code --max-age}, an invalidated slot, or a failover slot held back by an
+ * inactive standby.
  */
 final class StatusCommand implements Cli.Command {
 
@@ -34,10 +35,12 @@ final class StatusCommand implements Cli.Command {
 
     /**
      * The CDC slot as seen in pg_replication_slots; {@code invalidationReason} is null and {@code failover} false
-     * before PostgreSQL 17.
+     * before PostgreSQL 17. {@code heldBackBy}: for a failover slot, the standby slots named in
+     * {@code synchronized_standby_slots} that are not active (PostgreSQL streams nothing to the slot meanwhile),
+     * comma-separated; null when none.
      */
     record Slot(boolean active, String walStatus, Long retainedWalBytes, String invalidationReason,
-                boolean failover) {
+                boolean failover, String heldBackBy) {
     }
 
     /** The session holding the poll or CDC lock. */
@@ -100,6 +103,11 @@ final class StatusCommand implements Cli.Command {
                     + CdcSource.slotInvalidationCause(slot.invalidationReason())
                     + "): the next CDC start recreates it and rescans the table");
         }
+        if (slot != null && slot.heldBackBy() != null) {
+            problems.add("replication slot '" + slotName + "' is held back: standby slot(s) " + slot.heldBackBy()
+                    + " in synchronized_standby_slots are not active, and PostgreSQL streams no change to a failover"
+                    + " slot until they are (start the standby, or change synchronized_standby_slots)");
+        }
         if (config.get(OpsOptions.JSON)) {
             out.println(json(table, stats, slotName, slot, holder, problems));
         } else {
@@ -107,6 +115,7 @@ final class StatusCommand implements Cli.Command {
                     stats.backlog(), stats.oldestUnsentAgeSeconds(), stats.deadLetters());
             out.println(slot == null ? "slot " + slotName + ": none" : "slot " + slotName + ": "
                     + (slot.active() ? "active" : "inactive") + (slot.failover() ? ", failover" : "")
+                    + (slot.heldBackBy() == null ? "" : ", held back by inactive standby slot(s) " + slot.heldBackBy())
                     + ", wal_status " + slot.walStatus()
                     + (slot.invalidationReason() == null ? "" : ", invalidation_reason " + slot.invalidationReason())
                     + ", retained WAL " + slot.retainedWalBytes() + " bytes");
@@ -122,7 +131,11 @@ final class StatusCommand implements Cli.Command {
         // invalidation_reason and failover exist since PostgreSQL 17; through jsonb the query runs on every version.
         try (PreparedStatement ps = c.prepareStatement("SELECT active, wal_status,"
                 + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
-                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false)"
+                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false),"
+                + " CASE WHEN coalesce((to_jsonb(s) ->> 'failover')::boolean, false) THEN (SELECT"
+                + " string_agg(btrim(n), ', ') FROM unnest(string_to_array(current_setting("
+                + "'synchronized_standby_slots', true), ',')) n WHERE btrim(n) <> '' AND NOT EXISTS (SELECT 1"
+                + " FROM pg_replication_slots r WHERE r.slot_name = btrim(n) AND r.active)) END"
                 + " FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -131,7 +144,8 @@ final class StatusCommand implements Cli.Command {
                 }
                 long wal = rs.getLong(3);
                 Long retained = rs.wasNull() ? null : wal;
-                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4), rs.getBoolean(5));
+                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4), rs.getBoolean(5),
+                        rs.getString(6));
             }
         }
     }
@@ -170,6 +184,8 @@ final class StatusCommand implements Cli.Command {
         } else {
             s.append("{\"name\":").append(Json.quote(slotName)).append(",\"active\":").append(slot.active())
                     .append(",\"failover\":").append(slot.failover())
+                    .append(",\"held_back_by\":").append(slot.heldBackBy() == null ? "null"
+                            : Json.quote(slot.heldBackBy()))
                     .append(",\"wal_status\":").append(Json.quote(slot.walStatus()))
                     .append(",\"retained_wal_bytes\":").append(slot.retainedWalBytes())
                     .append(",\"invalidation_reason\":").append(slot.invalidationReason() == null ? "null"
