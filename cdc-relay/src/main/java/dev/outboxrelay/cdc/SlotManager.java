@@ -76,7 +76,8 @@ final class SlotManager {
         Boolean includesTable = null;
         try (PreparedStatement ps = c.prepareStatement("SELECT p.pubinsert, p.pubupdate OR p.pubdelete,"
                 + " EXISTS (SELECT 1 FROM pg_publication_tables t WHERE t.pubname = p.pubname"
-                + " AND t.schemaname = ? AND t.tablename = ?), p.pubviaroot FROM pg_publication p WHERE p.pubname = ?")) {
+                + " AND t.schemaname = ? AND t.tablename = ?), p.pubviaroot"
+                + " FROM pg_publication p WHERE p.pubname = ?")) {
             ps.setString(1, table.schema());
             ps.setString(2, table.table());
             ps.setString(3, publication);
