@@ -53,6 +53,7 @@ final class JdbcPollingSource implements PollingSource {
     private volatile boolean active;
     private volatile boolean kafkaDown;
     private volatile boolean databaseDown;
+    private String sessionProblem;
     private EventPublisher publisher;
     private TopicLimits limits;
     private Purger purger;
@@ -105,7 +106,12 @@ final class JdbcPollingSource implements PollingSource {
             try (Connection c = connections.connect()) {
                 c.setAutoCommit(true);
                 queries.prepareSession(c, settings.relayName());
-                databaseRecovered();
+                String problem = queries.sessionProblem(c, settings.onPublish() == Acknowledger.OnPublish.DELETE);
+                if (problem != null) {
+                    cannotRelay(problem);
+                    pause(databaseBackoff.nextDelayMillis());
+                    continue;
+                }
                 if (!becomeActive(c)) {
                     continue;
                 }
@@ -142,6 +148,7 @@ final class JdbcPollingSource implements PollingSource {
             if (queries.tryLock(c)) {
                 return true;
             }
+            databaseRecovered();
             if (!announced) {
                 LOG.info("Another relay is polling {}; standing by", settings.table());
                 announced = true;
@@ -179,6 +186,7 @@ final class JdbcPollingSource implements PollingSource {
                     long fetchStart = System.nanoTime();
                     List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), horizon.floor(),
                             settings.batchSize());
+                    databaseRecovered(); // only a session that fetched has proven itself: no flapping on errors
                     long fetched = System.nanoTime();
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
@@ -307,8 +315,22 @@ final class JdbcPollingSource implements PollingSource {
         return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
     }
 
+    /** A session that connects but cannot relay: one WARN per distinct reason, not ready, backing off. */
+    private void cannotRelay(String problem) {
+        if (!problem.equals(sessionProblem)) {
+            sessionProblem = problem;
+            LOG.warn("Cannot relay {}: {}; retrying with backoff (at most every {} s)", settings.table(), problem,
+                    settings.maxBackoff().toSeconds());
+        }
+        if (!databaseDown) {
+            databaseDown = true;
+            listener.outage("database", new SQLException(problem));
+        }
+    }
+
     private void databaseRecovered() {
         databaseBackoff.reset();
+        sessionProblem = null;
         if (databaseDown) {
             databaseDown = false;
             LOG.info("Database connection for {} restored", settings.table());

@@ -78,6 +78,40 @@ final class OutboxQueries {
         }
     }
 
+    /**
+     * Why this session cannot relay the table, or null: the server is a standby (read-only while in recovery),
+     * the table does not exist, or the role lacks a privilege the poller needs ({@code DELETE} only when
+     * {@code deletes}). These do not pass by reconnecting at once, unlike a broken connection.
+     */
+    String sessionProblem(Connection c, boolean deletes) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_is_in_recovery(), t.oid IS NOT NULL,"
+                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'SELECT'),"
+                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'UPDATE'),"
+                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'DELETE'), current_user"
+                + " FROM (SELECT pg_catalog.to_regclass(?)::oid AS oid) t")) {
+            ps.setString(1, table.quoted());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    return "the database is a standby in recovery (read-only): point --db-url at the primary, or"
+                            + " wait for this server's promotion";
+                }
+                if (!rs.getBoolean(2)) {
+                    return "table " + table + " does not exist: run migrate, or check --table";
+                }
+                List<String> missing = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    if (!rs.getBoolean(3 + i) && (i < 2 || deletes)) {
+                        missing.add(new String[] {"SELECT", "UPDATE", "DELETE"}[i]);
+                    }
+                }
+                return missing.isEmpty() ? null : "role '" + rs.getString(6) + "' lacks " + String.join(", ", missing)
+                        + " on " + table + ": GRANT " + String.join(", ", missing) + " ON " + table.quoted()
+                        + " TO \"" + rs.getString(6) + "\"";
+            }
+        }
+    }
+
     /** Tries to become the table's active poller: a session advisory lock, released when the session ends. */
     boolean tryLock(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
