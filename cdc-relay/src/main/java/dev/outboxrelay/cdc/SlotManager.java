@@ -50,12 +50,27 @@ final class SlotManager {
     }
 
     SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
+        checkNotAStandby(c);
         checkReplicationAttribute(c);
         if (failover) {
             FailoverSlots.check(c, slot);
         }
         ensurePublication(c);
         return ensureSlot(c, offsetsExist);
+    }
+
+    /**
+     * Since PostgreSQL 16 a standby can decode too: the relay would create its slot there (retaining the standby's
+     * WAL), publish, and then fail to mark anything sent. A standby may be promoted, so this is retried.
+     */
+    private static void checkNotAStandby(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
+            rs.next();
+            if (rs.getBoolean(1)) {
+                throw new SQLException("the database is a standby in recovery (read-only): point --db-url at the"
+                        + " primary, or wait for this server's promotion", "25006");
+            }
+        }
     }
 
     private void checkReplicationAttribute(Connection c) throws SQLException {
