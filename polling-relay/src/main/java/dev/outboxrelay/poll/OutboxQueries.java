@@ -18,6 +18,9 @@ import org.postgresql.PGConnection;
 final class OutboxQueries {
 
     private static final String LOCK_NAMESPACE = "outbox-relay-poll";
+    /** Every column the poll source's statements name. */
+    private static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload",
+        "headers", "created_at", "seq", "sent_at", "attempts", "last_error", "dead_lettered_at", "discarded_at"};
     /**
      * A lock on the table or, when it is partitioned, on any of its partitions: an INSERT straight into a
      * partition holds RowExclusiveLock on the partition but only AccessShareLock on the parent, and since
@@ -87,9 +90,12 @@ final class OutboxQueries {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_is_in_recovery(), t.oid IS NOT NULL,"
                 + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'SELECT'),"
                 + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'UPDATE'),"
-                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'DELETE'), current_user"
+                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'DELETE'), current_user,"
+                + " (SELECT string_agg(n, ', ') FROM unnest(?::text[]) n WHERE NOT EXISTS (SELECT 1"
+                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.oid AND a.attname = n AND NOT a.attisdropped))"
                 + " FROM (SELECT pg_catalog.to_regclass(?)::oid AS oid) t")) {
-            ps.setString(1, table.quoted());
+            ps.setArray(1, c.createArrayOf("text", COLUMNS));
+            ps.setString(2, table.quoted());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getBoolean(1)) {
@@ -98,6 +104,10 @@ final class OutboxQueries {
                 }
                 if (!rs.getBoolean(2)) {
                     return "table " + table + " does not exist: run migrate, or check --table";
+                }
+                if (rs.getString(7) != null) {
+                    return "table " + table + " lacks column(s) " + rs.getString(7) + " of the current schema: run"
+                            + " migrate with this relay's version";
                 }
                 List<String> missing = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
