@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,6 +40,7 @@ final class SlotManager {
     private final String slot;
     private final String publication;
     private final boolean failover;
+    private final boolean onPublishDelete;
     private final Database database;
 
     SlotManager(CdcSettings settings, Database database) {
@@ -46,12 +48,14 @@ final class SlotManager {
         this.slot = settings.slotName();
         this.publication = settings.publication();
         this.failover = settings.slotFailover();
+        this.onPublishDelete = settings.onPublish() == Acknowledger.OnPublish.DELETE;
         this.database = database;
     }
 
     SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
         checkNotAStandby(c);
         checkReplicationAttribute(c);
+        checkTablePrivileges(c);
         if (failover) {
             FailoverSlots.check(c, slot);
         }
@@ -82,6 +86,24 @@ final class SlotManager {
                 throw new CdcSetupException("role '" + role + "' lacks the REPLICATION attribute that CDC mode needs"
                         + " to read the write-ahead log: run ALTER ROLE \"" + role + "\" REPLICATION as a superuser,"
                         + " or use --mode poll");
+            }
+        }
+    }
+
+    /** Refuses a role that could publish rows but not mark them sent: every restart would publish them again. */
+    private void checkTablePrivileges(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT string_agg(p, ', ') FROM unnest(?::text[]) p"
+                + " WHERE NOT has_table_privilege(t.oid, p)), current_user"
+                + " FROM (SELECT to_regclass(?)::oid AS oid) t WHERE t.oid IS NOT NULL")) {
+            ps.setArray(1, c.createArrayOf("text", onPublishDelete
+                    ? new String[] {"SELECT", "UPDATE", "DELETE"} : new String[] {"SELECT", "UPDATE"}));
+            ps.setString(2, table.quoted());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getString(1) != null) {
+                    throw new CdcSetupException("role '" + rs.getString(2) + "' lacks " + rs.getString(1) + " on "
+                            + table + ", which CDC mode needs to rescan, mark and dead-letter rows: GRANT "
+                            + rs.getString(1) + " ON " + table.quoted() + " TO \"" + rs.getString(2) + "\"");
+                }
             }
         }
     }

@@ -322,6 +322,25 @@ class CdcSourceTest {
     }
 
     @Test
+    void roleThatCannotMarkRowsSentIsRefusedBeforePublishing() throws SQLException {
+        db.execute("CREATE ROLE nomark LOGIN REPLICATION PASSWORD 'pw'; GRANT ALL ON ALL TABLES IN SCHEMA public TO"
+                + " nomark; REVOKE UPDATE ON outbox FROM nomark");
+        CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), "nomark", "pw").build();
+        OutboxSource source = CdcSource.create(settings, EventRouter.topicTemplate("cdc.x"),
+                EventPublisher.kafka(ProducerSettings.of(kafka.bootstrapServers(), Map.of())), RelayListener.none());
+        try {
+            assertThatThrownBy(source::start).isInstanceOf(CdcSetupException.class)
+                    .hasMessage("role 'nomark' lacks UPDATE on public.outbox, which CDC mode needs to rescan, mark and"
+                            + " dead-letter rows: GRANT UPDATE ON \"public\".\"outbox\" TO \"nomark\"");
+            assertThat(db.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"))
+                    .as("nothing created").isZero();
+        } finally {
+            source.close();
+            db.execute("DROP OWNED BY nomark; DROP ROLE nomark");
+        }
+    }
+
+    @Test
     void missingPublicationNeedsTableOwnership() {
         db.execute("DROP PUBLICATION outbox_relay_pub");
         CdcSettings settings = CdcSettings.builder(db.jdbcUrl(), db.relayUser(), db.relayPassword()).build();
