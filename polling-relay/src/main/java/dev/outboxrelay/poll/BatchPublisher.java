@@ -79,6 +79,13 @@ final class BatchPublisher {
                 fail(batch, stopped, row, e.getMessage());
                 continue;
             }
+            int limit = maxMessageBytes.applyAsInt(record.topic());
+            if (limit == TopicLimits.MISSING) {
+                // A send would block for max.block.ms and fail; the row waits for its topic, its key with it.
+                stopped.add(row.aggregateId());
+                batch.held++;
+                continue;
+            }
             CompletableFuture<RecordMetadata> ack = publisher.publish(record);
             if (ack.isCompletedExceptionally()) {
                 Throwable error = ack.handle((m, e) -> e).join();
@@ -91,7 +98,7 @@ final class BatchPublisher {
                 continue;
             }
             batch.sent.add(new Batch.Sent(row, record.topic(), ack));
-            if (estimatedSize(record) > maxMessageBytes.applyAsInt(record.topic())) {
+            if (estimatedSize(record) > limit) {
                 stopped.add(row.aggregateId());
                 batch.blockingKeys.add(row.aggregateId());
             }

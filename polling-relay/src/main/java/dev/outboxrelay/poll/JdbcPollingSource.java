@@ -202,8 +202,9 @@ final class JdbcPollingSource implements PollingSource {
                     }
                     if (!batch.isEmpty()) {
                         inFlight.add(batch);
-                    } else if (!inFlight.isEmpty()) {
-                        more = false; // everything fetched waits behind an in-flight batch: wait for it, don't spin
+                    } else if (!inFlight.isEmpty() || batch.outage == null) {
+                        // Everything fetched waits (behind an in-flight batch, or for its topic): don't spin.
+                        more = false;
                     }
                     continue;
                 }

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,16 @@ import org.slf4j.LoggerFactory;
  */
 interface TopicLimits extends AutoCloseable {
 
-    /** Limit for {@code topic} in bytes, or {@link Integer#MAX_VALUE} when unknown. Never blocks for long. */
+    /**
+     * What {@link #maxMessageBytes} answers for a topic that does not exist while the cluster does not create
+     * topics on first use: a send would block for {@code max.block.ms} and then fail, so its rows must wait.
+     */
+    int MISSING = -1;
+
+    /**
+     * Limit for {@code topic} in bytes, {@link Integer#MAX_VALUE} when unknown, or {@link #MISSING}. Never blocks
+     * for long.
+     */
     int maxMessageBytes(String topic);
 
     @Override
@@ -58,10 +68,14 @@ interface TopicLimits extends AutoCloseable {
     final class AdminTopicLimits implements TopicLimits {
         private static final Logger LOG = LoggerFactory.getLogger(TopicLimits.class);
         private static final long RETRY_NANOS = TimeUnit.MINUTES.toNanos(1);
+        /** A missing topic is looked up again this often, so its events go out soon after it is created. */
+        private static final long MISSING_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
         private final Admin admin;
         private final Map<String, int[]> limits = new ConcurrentHashMap<>();
         private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
+        private final Map<String, Long> missingAt = new ConcurrentHashMap<>();
+        private volatile Boolean clusterCreates;
 
         private AdminTopicLimits(Admin admin) {
             this.admin = admin;
@@ -73,6 +87,10 @@ interface TopicLimits extends AutoCloseable {
             if (known != null) {
                 return known[0];
             }
+            Long missing = missingAt.get(topic);
+            if (missing != null && System.nanoTime() - missing < MISSING_RETRY_NANOS) {
+                return MISSING;
+            }
             Long failed = failedAt.get(topic);
             if (failed != null && System.nanoTime() - failed < RETRY_NANOS) {
                 return Integer.MAX_VALUE;
@@ -83,16 +101,51 @@ interface TopicLimits extends AutoCloseable {
                 ConfigEntry entry = config == null ? null : config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
                 int limit = entry == null || entry.value() == null ? Integer.MAX_VALUE : Integer.parseInt(entry.value());
                 limits.put(topic, new int[] {limit});
+                if (missingAt.remove(topic) != null) {
+                    LOG.info("Topic {} exists now; its events go out", topic);
+                }
                 return limit;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Integer.MAX_VALUE;
             } catch (Exception e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException && !createdOnFirstSend()) {
+                    if (missingAt.put(topic, System.nanoTime()) == null) {
+                        LOG.warn("Topic {} does not exist and the cluster does not create topics on first use:"
+                                + " events routed to it wait, and hold back later events of their keys, until it is"
+                                + " created", topic);
+                    }
+                    return MISSING;
+                }
                 // Typically a topic that does not exist yet (auto-created on first send): look again later.
                 LOG.debug("Could not read max.message.bytes of topic {}: {}", topic, e.toString());
                 failedAt.put(topic, System.nanoTime());
                 return Integer.MAX_VALUE;
             }
+        }
+
+        /**
+         * Whether a send creates a missing topic ({@code auto.create.topics.enable}, asked once); when the brokers
+         * cannot be asked, assume so, which is the behaviour before this check: the send decides.
+         */
+        private boolean createdOnFirstSend() {
+            if (clusterCreates == null) {
+                try {
+                    String broker = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).iterator().next()
+                            .idString();
+                    ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker);
+                    ConfigEntry entry = admin.describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS)
+                            .get(resource).get("auto.create.topics.enable");
+                    clusterCreates = entry == null || entry.value() == null || Boolean.parseBoolean(entry.value());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return true;
+                } catch (Exception e) {
+                    LOG.debug("Could not read auto.create.topics.enable: {}", e.toString());
+                    return true;
+                }
+            }
+            return clusterCreates;
         }
 
         @Override
