@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * INSERT holds a RowExclusiveLock on the table (or on the partition it writes) from before it draws its seq
  * until its transaction ends. So after a fetch that saw seq V, the transactions holding such locks right after
  * it include every one that may still commit a seq at or below V. Once all of them ended, every seq at or below
- * V is final, and the floor can move to the lowest unsent seq (or V + 1). A live dead letter pins the floor, so a row put back with
- * {@code dead-letters retry} is never below it. Any doubt keeps the floor where it is: a long transaction on
- * the table holds it back, the floor restarts at 0 on every (re)connect and every {@link #RESCAN_NANOS}
- * (which also picks up rows an operator made unsent again by hand), and a sequence cache above 1 turns the
- * floor off.
+ * V is final, and the floor can move to the lowest unsent seq (or V + 1). A live dead letter pins the floor, so
+ * a row put back with {@code dead-letters retry} is never below it. Any doubt keeps the floor where it is: a
+ * long transaction on the table holds it back, the floor restarts at 0 on every (re)connect and every
+ * {@link #RESCAN_NANOS} (which also picks up rows an operator made unsent again by hand), and a sequence cache
+ * above 1 turns the floor off.
  */
 final class CommitHorizon {
 
