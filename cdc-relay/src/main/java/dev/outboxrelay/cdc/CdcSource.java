@@ -38,6 +38,15 @@ public final class CdcSource {
     }
 
     /**
+     * For a failover slot: the standby slots named in {@code synchronized_standby_slots} that are not active,
+     * comma-separated; PostgreSQL streams no change to the slot until they are. Null when none, when the slot is no
+     * failover slot or does not exist, and before PostgreSQL 17.
+     */
+    public static String heldBackBy(Connection connection, String slotName) throws SQLException {
+        return FailoverSlots.heldBackBy(connection, slotName);
+    }
+
+    /**
      * Why PostgreSQL invalidated a slot, for operators: {@code invalidationReason} is the slot's
      * {@code invalidation_reason} (PostgreSQL 17+), null on older versions.
      */

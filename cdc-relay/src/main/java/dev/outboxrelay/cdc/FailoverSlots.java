@@ -2,6 +2,7 @@ package dev.outboxrelay.cdc;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -37,6 +38,21 @@ final class FailoverSlots {
                 LOG.warn("Replication slot '{}' is a failover slot but synchronized_standby_slots is empty: set it"
                         + " on the primary to the standbys' physical slots, so the relay never publishes an event"
                         + " a standby has not received", slot);
+            }
+        }
+    }
+
+    /** See {@link CdcSource#heldBackBy}; failover and synchronized_standby_slots exist since PostgreSQL 17. */
+    static String heldBackBy(Connection c, String slot) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT string_agg(btrim(n), ', ')"
+                + " FROM unnest(string_to_array(current_setting('synchronized_standby_slots', true), ',')) n"
+                + " WHERE btrim(n) <> '' AND NOT EXISTS (SELECT 1 FROM pg_replication_slots r"
+                + " WHERE r.slot_name = btrim(n) AND r.active))"
+                + " FROM pg_replication_slots s WHERE s.slot_name = ?"
+                + " AND coalesce((to_jsonb(s) ->> 'failover')::boolean, false)")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
             }
         }
     }

@@ -131,11 +131,7 @@ final class StatusCommand implements Cli.Command {
         // invalidation_reason and failover exist since PostgreSQL 17; through jsonb the query runs on every version.
         try (PreparedStatement ps = c.prepareStatement("SELECT active, wal_status,"
                 + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
-                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false),"
-                + " CASE WHEN coalesce((to_jsonb(s) ->> 'failover')::boolean, false) THEN (SELECT"
-                + " string_agg(btrim(n), ', ') FROM unnest(string_to_array(current_setting("
-                + "'synchronized_standby_slots', true), ',')) n WHERE btrim(n) <> '' AND NOT EXISTS (SELECT 1"
-                + " FROM pg_replication_slots r WHERE r.slot_name = btrim(n) AND r.active)) END"
+                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false)"
                 + " FROM pg_replication_slots s WHERE slot_name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -145,7 +141,7 @@ final class StatusCommand implements Cli.Command {
                 long wal = rs.getLong(3);
                 Long retained = rs.wasNull() ? null : wal;
                 return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4), rs.getBoolean(5),
-                        rs.getString(6));
+                        CdcSource.heldBackBy(c, name));
             }
         }
     }

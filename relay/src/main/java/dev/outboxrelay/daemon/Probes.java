@@ -107,11 +107,17 @@ final class Probes implements AutoCloseable {
                 }
             }
             metrics.sampled(OutboxStats.sample(connection, table));
+            problem = null;
             if (slotName != null) {
                 OptionalLong wal = CdcSource.retainedWalBytes(connection, slotName);
                 metrics.retainedWal(wal.orElse(-1));
+                String heldBackBy = CdcSource.heldBackBy(connection, slotName);
+                if (heldBackBy != null) {
+                    // Reachable, but PostgreSQL streams nothing to the relay: CDC stands still until this changes.
+                    problem = "replication slot '" + slotName + "' is held back: standby slot(s) " + heldBackBy
+                            + " in synchronized_standby_slots are not active";
+                }
             }
-            problem = null;
         } catch (SQLException e) {
             closeConnection();
             problem = OutboxStats.schemaOutdated(e)
