@@ -19,12 +19,14 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The database fails over while the poll source runs: a hot standby is promoted behind the address the relay
  * uses. The relay reconnects with backoff and publishes what the new primary holds unsent; a consumer sees every
- * event committed on either server, in per-key order.
+ * event committed on either server, in per-key order. On the installed server and on the oldest supported
+ * version, 14, whose standby the test kit copies with the pre-15 backup functions.
  */
 class PollDatabaseFailoverTest {
 
@@ -33,9 +35,11 @@ class PollDatabaseFailoverTest {
 
     private final String aggregateType = "pfo" + UUID.randomUUID().toString().substring(0, 8);
 
-    @Test
-    void promotedStandbyGetsEveryEventPublished() throws Exception {
-        try (PostgresFailover pg = PostgresFailover.start("pollfailover", db -> PollingRelays.migrate(db, TABLE))) {
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @ValueSource(ints = {0, 14})
+    void promotedStandbyGetsEveryEventPublished(int major) throws Exception {
+        try (PostgresFailover pg = PostgresFailover.start(major, "pollfailover",
+                db -> PollingRelays.migrate(db, TABLE))) {
             Properties login = new Properties();
             login.setProperty("user", pg.database().relayUser());
             login.setProperty("password", pg.database().relayPassword());

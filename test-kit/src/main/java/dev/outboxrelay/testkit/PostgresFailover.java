@@ -38,6 +38,11 @@ public final class PostgresFailover implements AutoCloseable {
         return start(0, false, databasePrefix, setup);
     }
 
+    /** Like {@link #start(String, SqlSetup)}, on PostgreSQL {@code major} (0: the installed one). */
+    public static PostgresFailover start(int major, String databasePrefix, SqlSetup setup) throws Exception {
+        return start(major, false, databasePrefix, setup);
+    }
+
     /**
      * Like {@link #start}, on PostgreSQL {@code major} (17 or later), with a standby that keeps copies of the
      * primary's failover slots ({@code sync_replication_slots = on}) and a primary whose logical walsenders wait
