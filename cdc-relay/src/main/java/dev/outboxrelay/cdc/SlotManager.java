@@ -1,6 +1,7 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,12 +69,9 @@ final class SlotManager {
      * WAL), publish, and then fail to mark anything sent. A standby may be promoted, so this is retried.
      */
     private static void checkNotAStandby(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_is_in_recovery()")) {
-            rs.next();
-            if (rs.getBoolean(1)) {
-                throw new SQLException("the database is a standby in recovery (read-only): point --db-url at the"
-                        + " primary, or wait for this server's promotion", "25006");
-            }
+        String standby = TableAccess.standbyProblem(c);
+        if (standby != null) {
+            throw new SQLException(standby, "25006");
         }
     }
 
@@ -92,19 +90,11 @@ final class SlotManager {
 
     /** Refuses a role that could publish rows but not mark them sent: every restart would publish them again. */
     private void checkTablePrivileges(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT string_agg(p, ', ') FROM unnest(?::text[]) p"
-                + " WHERE NOT has_table_privilege(t.oid, p)), current_user"
-                + " FROM (SELECT to_regclass(?)::oid AS oid) t WHERE t.oid IS NOT NULL")) {
-            ps.setArray(1, c.createArrayOf("text", onPublishDelete
-                    ? new String[] {"SELECT", "UPDATE", "DELETE"} : new String[] {"SELECT", "UPDATE"}));
-            ps.setString(2, table.quoted());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getString(1) != null) {
-                    throw new CdcSetupException("role '" + rs.getString(2) + "' lacks " + rs.getString(1) + " on "
-                            + table + ", which CDC mode needs to rescan, mark and dead-letter rows: GRANT "
-                            + rs.getString(1) + " ON " + table.quoted() + " TO \"" + rs.getString(2) + "\"");
-                }
-            }
+        TableAccess.Missing missing = TableAccess.missingPrivileges(c, table,
+                onPublishDelete ? List.of("SELECT", "UPDATE", "DELETE") : List.of("SELECT", "UPDATE"));
+        if (missing != null) {
+            throw new CdcSetupException("role '" + missing.role() + "' lacks " + missing.privileges() + " on " + table
+                    + ", which CDC mode needs to rescan, mark and dead-letter rows: " + missing.grant());
         }
     }
 

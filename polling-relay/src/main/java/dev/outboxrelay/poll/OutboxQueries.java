@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
@@ -87,10 +88,11 @@ final class OutboxQueries {
      * {@code deletes}). These do not pass by reconnecting at once, unlike a broken connection.
      */
     String sessionProblem(Connection c, boolean deletes) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_is_in_recovery(), t.oid IS NOT NULL,"
-                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'SELECT'),"
-                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'UPDATE'),"
-                + " t.oid IS NOT NULL AND pg_catalog.has_table_privilege(t.oid, 'DELETE'), current_user,"
+        String standby = TableAccess.standbyProblem(c);
+        if (standby != null) {
+            return standby;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT t.oid IS NOT NULL,"
                 + " (SELECT string_agg(n, ', ') FROM unnest(?::text[]) n WHERE NOT EXISTS (SELECT 1"
                 + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.oid AND a.attname = n AND NOT a.attisdropped))"
                 + " FROM (SELECT pg_catalog.to_regclass(?)::oid AS oid) t")) {
@@ -98,28 +100,19 @@ final class OutboxQueries {
             ps.setString(2, table.quoted());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                if (rs.getBoolean(1)) {
-                    return "the database is a standby in recovery (read-only): point --db-url at the primary, or"
-                            + " wait for this server's promotion";
-                }
-                if (!rs.getBoolean(2)) {
+                if (!rs.getBoolean(1)) {
                     return "table " + table + " does not exist: run migrate, or check --table";
                 }
-                if (rs.getString(7) != null) {
-                    return "table " + table + " lacks column(s) " + rs.getString(7) + " of the current schema: run"
+                if (rs.getString(2) != null) {
+                    return "table " + table + " lacks column(s) " + rs.getString(2) + " of the current schema: run"
                             + " migrate with this relay's version";
                 }
-                List<String> missing = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    if (!rs.getBoolean(3 + i) && (i < 2 || deletes)) {
-                        missing.add(new String[] {"SELECT", "UPDATE", "DELETE"}[i]);
-                    }
-                }
-                return missing.isEmpty() ? null : "role '" + rs.getString(6) + "' lacks " + String.join(", ", missing)
-                        + " on " + table + ": GRANT " + String.join(", ", missing) + " ON " + table.quoted()
-                        + " TO \"" + rs.getString(6) + "\"";
             }
         }
+        TableAccess.Missing missing = TableAccess.missingPrivileges(c, table,
+                deletes ? List.of("SELECT", "UPDATE", "DELETE") : List.of("SELECT", "UPDATE"));
+        return missing == null ? null
+                : "role '" + missing.role() + "' lacks " + missing.privileges() + " on " + table + ": " + missing.grant();
     }
 
     /** Tries to become the table's active poller: a session advisory lock, released when the session ends. */
