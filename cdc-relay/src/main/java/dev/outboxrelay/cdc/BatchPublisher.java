@@ -3,6 +3,8 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.FailureClass;
+import dev.outboxrelay.core.delivery.Failures;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -21,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -235,13 +236,13 @@ final class BatchPublisher {
                 round.acked.add(item.id());
                 listener.published(sent.topics.get(i), item.event().createdAt());
             } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                if (cause instanceof RetriableException) {
+                Throwable cause = Failures.unwrap(e);
+                if (Failures.classify(cause) != FailureClass.ROW) {
+                    // Neither a missing topic, a revoked ACL nor a broken producer is the row's fault: no attempt.
                     round.outage = cause;
                     round.retry.add(item);
                 } else {
-                    String reason = "Kafka rejected the record: " + cause.getClass().getSimpleName() + ": "
-                            + cause.getMessage();
+                    String reason = Failures.describe(cause);
                     round.failures.add(new Failure(item.id(), reason));
                     round.failedItems.put(item.id(), item);
                     listener.publishFailed(item.id(), reason);

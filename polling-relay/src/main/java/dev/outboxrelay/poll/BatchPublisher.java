@@ -2,6 +2,9 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.FailureClass;
+import dev.outboxrelay.core.delivery.Failures;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.event.OutboxEvents;
@@ -15,7 +18,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
@@ -38,23 +40,22 @@ final class BatchPublisher {
     private static final int RECORD_OVERHEAD = 128;
 
     private final EventRouter router;
-    private final ToIntFunction<String> maxMessageBytes;
+    private TopicLimits limits = TopicLimits.unknown();
     private final RelayListener listener;
     private final String deadLetterTopic;
     private final int maxAttempts;
     private EventPublisher publisher;
 
-    BatchPublisher(EventRouter router, ToIntFunction<String> maxMessageBytes, RelayListener listener, String deadLetterTopic,
-                   int maxAttempts) {
+    BatchPublisher(EventRouter router, RelayListener listener, String deadLetterTopic, int maxAttempts) {
         this.router = router;
-        this.maxMessageBytes = maxMessageBytes;
         this.listener = listener;
         this.deadLetterTopic = deadLetterTopic;
         this.maxAttempts = maxAttempts;
     }
 
-    void use(EventPublisher publisher) {
+    void use(EventPublisher publisher, TopicLimits limits) {
         this.publisher = publisher;
+        this.limits = limits;
     }
 
     /**
@@ -79,9 +80,9 @@ final class BatchPublisher {
                 fail(batch, stopped, row, e.getMessage());
                 continue;
             }
-            int limit = maxMessageBytes.applyAsInt(record.topic());
-            if (limit == TopicLimits.MISSING) {
-                // A send would block for max.block.ms and fail; the row waits for its topic, its key with it.
+            int limit = limits.maxMessageBytes(record.topic());
+            if (limit == TopicLimits.UNUSABLE) {
+                // A send would block for max.block.ms or fail again; the row waits for its topic, its key with it.
                 stopped.add(row.aggregateId());
                 batch.held++;
                 continue;
@@ -89,11 +90,17 @@ final class BatchPublisher {
             CompletableFuture<RecordMetadata> ack = publisher.publish(record);
             if (ack.isCompletedExceptionally()) {
                 Throwable error = ack.handle((m, e) -> e).join();
-                if (Failures.isRecordFault(error)) {
-                    fail(batch, stopped, row, Failures.describe(error));
-                } else {
-                    batch.outage = Failures.unwrap(error);
-                    batch.held++;
+                switch (Failures.classify(error)) {
+                    case ROW -> fail(batch, stopped, row, Failures.describe(error));
+                    case TOPIC -> {
+                        topicUnusable(record.topic(), error);
+                        stopped.add(row.aggregateId());
+                        batch.held++;
+                    }
+                    case BROKER -> {
+                        batch.outage = Failures.unwrap(error);
+                        batch.held++;
+                    }
                 }
                 continue;
             }
@@ -104,6 +111,10 @@ final class BatchPublisher {
             }
         }
         return batch;
+    }
+
+    private void topicUnusable(String topic, Throwable error) {
+        limits.unusable(topic, Failures.unwrap(error));
     }
 
     private void fail(Batch batch, Set<String> stopped, OutboxRow row, String reason) {
@@ -128,6 +139,7 @@ final class BatchPublisher {
             String key = s.row().aggregateId();
             Throwable error = s.ack().handle((m, e) -> e).join();
             if (error == null) {
+                limits.published(s.topic());
                 if (!broken.contains(key)) {
                     acknowledged.add(s.row().id());
                     listener.published(s.topic(), s.row().createdAt());
@@ -135,11 +147,15 @@ final class BatchPublisher {
                 continue;
             }
             broken.add(key);
-            if (Failures.isRecordFault(error)) {
+            FailureClass failure = Failures.classify(error);
+            if (failure == FailureClass.ROW) {
                 String reason = Failures.describe(error);
                 failures.add(new Failure(s.row().id(), reason));
                 failedRows.add(s.row());
                 listener.publishFailed(s.row().id(), reason);
+            } else if (failure == FailureClass.TOPIC) {
+                // No attempt counted: the row stays unsent and the topic's rows wait until it is usable again.
+                topicUnusable(s.topic(), error);
             } else if (outage == null) {
                 outage = Failures.unwrap(error);
             }
@@ -196,7 +212,7 @@ final class BatchPublisher {
             }
             if (error == null) {
                 result.add(f);
-            } else if (Failures.isRecordFault(error)) {
+            } else if (Failures.classify(error) == FailureClass.ROW) {
                 result.add(new Failure(f.id(), f.reason() + "; the dead-letter topic rejected it too: "
                         + error.getClass().getSimpleName()));
             }

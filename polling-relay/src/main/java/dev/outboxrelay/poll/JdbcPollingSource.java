@@ -2,6 +2,8 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.delivery.Backoff;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
@@ -36,6 +38,7 @@ final class JdbcPollingSource implements PollingSource {
     /** Acknowledgements slower than this count as a Kafka outage for health and metrics (we keep waiting). */
     private static final long SLOW_ACK_NANOS = TimeUnit.SECONDS.toNanos(15);
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Duration INITIAL_BACKOFF = Duration.ofMillis(100);
 
     private final PollSettings settings;
     private final ConnectionFactory connections;
@@ -67,10 +70,10 @@ final class JdbcPollingSource implements PollingSource {
         this.listener = listener;
         this.queries = new OutboxQueries(settings.table(), settings.onPoison());
         this.acknowledger = Acknowledger.forTable(settings.table(), settings.onPublish());
-        this.kafkaBackoff = new Backoff(settings.maxBackoff());
-        this.databaseBackoff = new Backoff(settings.maxBackoff());
+        this.kafkaBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
+        this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
-        this.batches = new BatchPublisher(router, name -> limits.maxMessageBytes(name), listener,
+        this.batches = new BatchPublisher(router, listener,
                 settings.deadLetterTopic().orElse(null), settings.maxAttempts());
     }
 
@@ -82,7 +85,7 @@ final class JdbcPollingSource implements PollingSource {
         LOG.info("Starting poll source: {}", settings);
         publisher = EventPublisher.kafka(producerSettings);
         limits = TopicLimits.kafka(producerSettings.producerProperties());
-        batches.use(publisher);
+        batches.use(publisher, limits);
         if (settings.onPublish() == Acknowledger.OnPublish.MARK) {
             purger = new Purger(settings, connections, queries, () -> active && !stopping);
             purger.start();

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;

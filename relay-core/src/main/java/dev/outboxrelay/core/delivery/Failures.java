@@ -1,0 +1,68 @@
+package dev.outboxrelay.core.delivery;
+
+import dev.outboxrelay.core.event.MalformedEventException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.PolicyViolationException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The one place that decides whose fault a publish failure is, on the exception's type only (never its text).
+ * Anything not known to be the row's or the topic's fault is treated as broker-wide: that costs waiting, never
+ * an attempt, so an unknown error can delay events but cannot dead-letter healthy ones.
+ */
+public final class Failures {
+
+    private Failures() {
+    }
+
+    /** The class of {@code error}, which may be wrapped in {@link CompletionException} or {@link ExecutionException}. */
+    public static FailureClass classify(Throwable error) {
+        Throwable e = unwrap(error);
+        if (e instanceof MalformedEventException
+                || e instanceof RecordTooLargeException
+                || e instanceof RecordBatchTooLargeException
+                || e instanceof InvalidTopicException
+                || e instanceof InvalidRecordException
+                || e instanceof PolicyViolationException
+                || e instanceof SerializationException
+                // The broker's answer for a record it failed to append for a reason it did not name (e.g. a
+                // plugin's exception); retrying the same record has failed the same way in practice.
+                || e instanceof UnknownServerException) {
+            return FailureClass.ROW;
+        }
+        if (e instanceof TopicAuthorizationException || e instanceof UnknownTopicOrPartitionException) {
+            return FailureClass.TOPIC;
+        }
+        return FailureClass.BROKER;
+    }
+
+    /** The cause behind the wrappers that futures add. */
+    public static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /**
+     * The reason stored in {@code last_error} for a record Kafka refused: the error's type and message, which
+     * never quote the record. A malformed row's reason is its own message.
+     */
+    public static String describe(Throwable error) {
+        Throwable e = unwrap(error);
+        if (e instanceof MalformedEventException) {
+            return e.getMessage();
+        }
+        return "Kafka rejected the record: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+}
