@@ -1,22 +1,24 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.RelayListener;
-import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.FailureClass;
 import dev.outboxrelay.core.delivery.Failures;
+import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.KeyParking.Reason;
+import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,15 +30,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes batches of events in two halves: {@link #send} hands a batch to the producer without waiting, and
- * {@link #settle} waits for Kafka's answers and then marks (or deletes) the acknowledged rows, or records the
- * failures and retries them, until every event of the batch is settled. {@link Pipeline} runs the halves on two
- * threads; a caller may confirm a position only after {@code settle} returned for everything before it.
+ * {@link #settle} waits for Kafka's answers and then marks (or deletes) the acknowledged rows. {@link Pipeline}
+ * runs the halves on two threads; a caller may confirm a position only after {@code settle} returned for
+ * everything before it.
  *
- * <p>Failure semantics (documented in docs/cdc-mode.md): a Kafka outage (retriable error) is retried with
- * backoff forever without counting attempts; a per-record failure is recorded on the row (attempts,
- * last_error) and retried with backoff until the row is dead-lettered after max attempts (the settling waits,
- * a bounded BLOCK, then SKIPs the dead letter); a malformed row fails the same way every time, so its
- * attempts are used up at once and it is dead-lettered without waiting.
+ * <p>Failures are sorted by {@link Failures#classify} (docs/cdc-mode.md):
+ * <ul>
+ *   <li>the row's fault counts an attempt (a malformed row all of them at once: it fails the same way every time)
+ *       and <em>parks</em> the key ({@link KeyParking}): its events stay unsent in the table, the position moves
+ *       on, and {@link ParkedKeyDrainer} publishes them from the table after a backoff; a dead letter keeps the
+ *       key parked with {@code --on-poison block};</li>
+ *   <li>the topic's fault (missing, not authorized) parks the key without an attempt until the topic is usable;
+ *       a topic known to be unusable ({@link TopicLimits}) is not even sent to;</li>
+ *   <li>broker-wide failures are retried with backoff, holding back the stream, without attempts.</li>
+ * </ul>
+ * A record larger than its topic's limit may still be rejected by the broker, so the rest of its key is parked
+ * until it is answered: later events of a key never overtake a record that may fail.
  */
 final class BatchPublisher {
 
@@ -44,171 +53,174 @@ final class BatchPublisher {
     private static final Duration MIN_BACKOFF = Duration.ofMillis(200);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
-    /** One row to publish: the event, or why it cannot be made into one. */
-    record Item(UUID id, OutboxEvent event, String malformedReason) {
+    /** One row to publish: the event, or why it cannot be made into one (then the key if it could be read). */
+    record Item(UUID id, String key, OutboxEvent event, String malformedReason) {
         static Item of(OutboxEvent event) {
-            return new Item(event.id(), event, null);
+            return new Item(event.id(), event.aggregateId(), event, null);
         }
 
-        static Item malformed(UUID id, String reason) {
-            return new Item(id, null, reason);
-        }
-    }
-
-    /** A batch handed to the producer: the records sent, their pending answers, and the rows that failed locally. */
-    static final class Sent {
-        final List<Item> items = new ArrayList<>();
-        final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-        final List<String> topics = new ArrayList<>();
-        final List<Item> malformed = new ArrayList<>();
-        final List<String> malformedReasons = new ArrayList<>();
-        final long startedNanos = System.nanoTime();
-        private int size;
-
-        /** Rows in the batch as submitted: sent and failed locally. */
-        int size() {
-            return size;
-        }
-
-        /** True once Kafka answered every record. */
-        boolean answered() {
-            for (CompletableFuture<?> f : futures) {
-                if (!f.isDone()) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** True when every record was acknowledged and nothing failed locally: settling is one statement. */
-        boolean allAcknowledged() {
-            if (!malformed.isEmpty()) {
-                return false;
-            }
-            for (CompletableFuture<?> f : futures) {
-                if (!f.isDone() || f.isCompletedExceptionally()) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        void awaitAnswers() throws InterruptedException {
-            for (CompletableFuture<?> f : futures) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    // judged by settle
-                }
-            }
+        static Item malformed(UUID id, String key, String reason) {
+            return new Item(id, key, null, reason);
         }
     }
+
 
     private final EventRouter router;
     private final EventPublisher publisher;
-    private final Acknowledger acknowledger;
     private final int maxAttempts;
+    private final OnPoison onPoison;
     private final RelayListener listener;
-    private final Database database;
     private final BooleanSupplier closed;
-    private Connection connection;
+    private final KeyParking parking;
+    private final TopicLimits limits;
+    private final RowStore rows;
     private volatile boolean inOutage;
 
-    BatchPublisher(EventRouter router, EventPublisher publisher, Acknowledger acknowledger, int maxAttempts,
-                   RelayListener listener, Database database, BooleanSupplier closed) {
+    BatchPublisher(EventRouter router, EventPublisher publisher, TopicLimits limits, KeyParking parking,
+                   CdcSettings settings, RelayListener listener, RowStore rows, BooleanSupplier closed) {
         this.router = router;
         this.publisher = publisher;
-        this.acknowledger = acknowledger;
-        this.maxAttempts = maxAttempts;
+        this.limits = limits;
+        this.parking = parking;
+        this.maxAttempts = settings.maxAttempts();
+        this.onPoison = settings.onPoison();
         this.listener = listener;
-        this.database = database;
         this.closed = closed;
+        this.rows = rows;
     }
 
     boolean inOutage() {
         return inOutage;
     }
 
-    /** Routes every item and hands it to the producer, in order; waits for nothing. */
-    Sent send(List<Item> items) {
-        Sent sent = new Sent();
-        sent.size = items.size();
+    /**
+     * Routes every item and hands it to the producer, in order; waits for nothing. Items of a parked key are
+     * left in the table (counted as parked), unless {@code draining}: then the drainer publishes that key.
+     */
+    SentBatch send(List<Item> items, boolean draining) {
+        SentBatch sent = new SentBatch(draining, items.size());
+        Set<String> parkedHere = new HashSet<>();
         for (Item item : items) {
+            String key = item.key();
+            if (parkedHere.contains(key)) {
+                parking.parkIfHeld(key); // counted, so the drainer looks again before it releases the key
+                sent.parked++;
+                continue;
+            }
+            if (!draining && parking.parkIfHeld(key)) {
+                sent.parked++;
+                continue;
+            }
             if (item.event() == null) {
-                sent.malformed.add(item);
-                sent.malformedReasons.add(item.malformedReason());
+                malformed(sent, parkedHere, item, item.malformedReason());
                 continue;
             }
             ProducerRecord<byte[], byte[]> record;
             try {
                 record = router.route(item.event());
             } catch (MalformedEventException e) {
-                sent.malformed.add(item);
-                sent.malformedReasons.add(e.getMessage());
+                malformed(sent, parkedHere, item, e.getMessage());
                 continue;
+            }
+            int limit = limits.maxMessageBytes(record.topic());
+            if (limit == TopicLimits.UNUSABLE) {
+                park(parkedHere, key, Reason.TOPIC, "topic " + record.topic());
+                sent.parked++;
+                continue;
+            }
+            boolean risky = TopicLimits.estimatedSize(record) > limit;
+            CompletableFuture<RecordMetadata> ack = risky ? publisher.publishAlone(record) : publisher.publish(record);
+            if (ack.isCompletedExceptionally()) {
+                Throwable error = ack.handle((m, e) -> e).join();
+                FailureClass failure = Failures.classify(error);
+                if (failure == FailureClass.TOPIC) {
+                    limits.unusable(record.topic(), Failures.unwrap(error));
+                    park(parkedHere, key, Reason.TOPIC, "topic " + record.topic());
+                    sent.parked++;
+                    continue;
+                }
+                risky |= failure == FailureClass.ROW; // settled as a failure; nothing of its key may follow it
             }
             sent.items.add(item);
             sent.topics.add(record.topic());
-            sent.futures.add(publisher.publish(record));
+            sent.futures.add(ack);
+            sent.atRisk.add(risky);
+            if (risky) {
+                park(parkedHere, key, Reason.AT_RISK, "record larger than topic " + record.topic() + " takes");
+            }
         }
         return sent;
     }
 
+    private void malformed(SentBatch sent, Set<String> parkedHere, Item item, String reason) {
+        sent.malformed.add(item);
+        sent.malformedReasons.add(reason);
+        if (onPoison == OnPoison.BLOCK) {
+            park(parkedHere, item.key(), Reason.DEAD_LETTER, "event " + item.id());
+        }
+    }
+
+    private void park(Set<String> parkedHere, String key, Reason reason, String detail) {
+        if (key != null) {
+            parking.park(key, reason, detail);
+            parkedHere.add(key);
+        }
+    }
+
     /**
-     * Settles batches in order. When Kafka acknowledged every record of every batch (the normal case), their rows
-     * are marked with one statement; otherwise each batch goes through {@link #settle(Sent)}.
+     * Settles batches in order. When Kafka acknowledged every record of every batch and no key is parked (the
+     * normal case), their rows are marked with one statement; otherwise each batch goes through {@link #settle}.
      */
-    void settleAll(List<Sent> batches) throws InterruptedException {
-        for (Sent s : batches) {
+    void settleAll(List<SentBatch> batches) throws InterruptedException {
+        for (SentBatch s : batches) {
             s.awaitAnswers();
         }
-        if (batches.stream().allMatch(Sent::allAcknowledged)) {
+        if (parking.size() == 0 && batches.stream().allMatch(SentBatch::allAcknowledged)) {
             List<UUID> ids = new ArrayList<>();
-            for (Sent s : batches) {
+            for (SentBatch s : batches) {
                 for (int i = 0; i < s.items.size(); i++) {
                     ids.add(s.items.get(i).id());
                     listener.published(s.topics.get(i), s.items.get(i).event().createdAt());
                 }
             }
-            markAcknowledged(ids);
+            rows.acknowledge(ids);
             if (inOutage && !ids.isEmpty()) {
                 recovered();
             }
-            for (Sent s : batches) {
+            for (SentBatch s : batches) {
                 if (!s.items.isEmpty()) {
                     listener.batchPublished(s.items.size(), Duration.ofNanos(System.nanoTime() - s.startedNanos));
                 }
             }
             return;
         }
-        for (Sent s : batches) {
+        for (SentBatch s : batches) {
             settle(s);
         }
     }
 
-    /** Publishes and settles all items, in order per key; returns only when every item is settled. */
-    void publish(List<Item> items) throws InterruptedException {
-        settle(send(items));
-    }
-
-    /** Waits for Kafka's answers, marks, records failures, and re-sends what must be retried until all settled. */
-    void settle(Sent first) throws InterruptedException {
-        Sent sent = first;
-        Duration backoff = MIN_BACKOFF;
+    /**
+     * Waits for Kafka's answers, marks, records failures and parks their keys; re-sends what failed broker-wide
+     * after a backoff, until nothing of the batch waits for Kafka.
+     */
+    void settle(SentBatch first) throws InterruptedException {
+        SentBatch sent = first;
+        Backoff backoff = Backoff.exponential(MIN_BACKOFF, MAX_BACKOFF);
         int published = 0;
-        Map<UUID, Integer> attempts = new HashMap<>();
         while (true) {
             Round round = collect(sent);
-            round.attempts = attempts;
             published += round.acked.size();
-            settle(round);
+            parkFailedKeys(round.failures, round.failedKeys, rows.record(round.acked, round.failures, maxAttempts));
             if (round.retry.isEmpty()) {
                 break;
             }
-            LOG.debug("Retrying {} event(s) in {} ms", round.retry.size(), backoff.toMillis());
-            sleep(backoff);
-            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
-            sent = send(round.retry);
+            long delay = backoff.nextDelayMillis();
+            LOG.debug("Retrying {} event(s) in {} ms", round.retry.size(), delay);
+            if (closed.getAsBoolean()) {
+                throw new InterruptedException("relay is closing");
+            }
+            Thread.sleep(delay);
+            sent = send(round.retry, first.draining);
         }
         if (published > 0) {
             listener.batchPublished(published, Duration.ofNanos(System.nanoTime() - first.startedNanos));
@@ -218,34 +230,56 @@ final class BatchPublisher {
     private static final class Round {
         final List<UUID> acked = new ArrayList<>();
         final List<Failure> failures = new ArrayList<>();
-        final Map<UUID, Item> failedItems = new HashMap<>();
+        final List<String> failedKeys = new ArrayList<>();
         final List<Item> retry = new ArrayList<>();
-        Map<UUID, Integer> attempts;
         Throwable outage;
     }
 
-    private Round collect(Sent sent) throws InterruptedException {
+    private Round collect(SentBatch sent) throws InterruptedException {
         Round round = new Round();
+        Set<String> broken = new HashSet<>();
         for (int i = 0; i < sent.malformed.size(); i++) {
-            failMalformed(round, sent.malformed.get(i), sent.malformedReasons.get(i));
+            Item item = sent.malformed.get(i);
+            String reason = sent.malformedReasons.get(i);
+            // A malformed row fails identically on every attempt: use all attempts now.
+            for (int a = 0; a < maxAttempts; a++) {
+                round.failures.add(new Failure(item.id(), reason));
+                round.failedKeys.add(item.key());
+            }
+            listener.publishFailed(item.id(), reason);
         }
         for (int i = 0; i < sent.items.size(); i++) {
             Item item = sent.items.get(i);
+            String key = item.key();
             try {
                 sent.futures.get(i).get();
+                limits.published(sent.topics.get(i));
+                if (broken.contains(key) || (!sent.draining && overtook(key))) {
+                    continue; // stays unsent: the drainer publishes it again after the failed event of its key
+                }
                 round.acked.add(item.id());
                 listener.published(sent.topics.get(i), item.event().createdAt());
+                if (sent.atRisk.get(i)) {
+                    parking.dueNow(key);
+                }
             } catch (ExecutionException e) {
                 Throwable cause = Failures.unwrap(e);
-                if (Failures.classify(cause) != FailureClass.ROW) {
-                    // Neither a missing topic, a revoked ACL nor a broken producer is the row's fault: no attempt.
-                    round.outage = cause;
-                    round.retry.add(item);
-                } else {
-                    String reason = Failures.describe(cause);
-                    round.failures.add(new Failure(item.id(), reason));
-                    round.failedItems.put(item.id(), item);
-                    listener.publishFailed(item.id(), reason);
+                broken.add(key);
+                switch (Failures.classify(cause)) {
+                    case ROW -> {
+                        String reason = Failures.describe(cause);
+                        round.failures.add(new Failure(item.id(), reason));
+                        round.failedKeys.add(key);
+                        listener.publishFailed(item.id(), reason);
+                    }
+                    case TOPIC -> {
+                        limits.unusable(sent.topics.get(i), cause);
+                        parking.park(key, Reason.TOPIC, "topic " + sent.topics.get(i));
+                    }
+                    case BROKER -> {
+                        round.outage = cause;
+                        round.retry.add(item);
+                    }
                 }
             }
         }
@@ -260,112 +294,52 @@ final class BatchPublisher {
         return round;
     }
 
+    /**
+     * A streamed event acknowledged while its key is parked because an event of it failed: it may have overtaken
+     * that event, so it is not marked and the drainer publishes it again after it. (A key parked only behind a
+     * risky record sent nothing after it.)
+     */
+    private boolean overtook(String key) {
+        Reason reason = parking.reasonOf(key);
+        return reason != null && reason != Reason.AT_RISK;
+    }
+
     private void recovered() {
         inOutage = false;
         LOG.info("Kafka is available again");
         listener.recovered();
     }
 
-    private void failMalformed(Round round, Item item, String reason) {
-        // A malformed row fails identically on every attempt: use all attempts now rather than block the stream.
-        for (int i = 0; i < maxAttempts; i++) {
-            round.failures.add(new Failure(item.id(), reason));
-        }
-        listener.publishFailed(item.id(), reason);
-    }
-
-    /** Marks rows Kafka acknowledged; retries the database until it answers. */
-    private void markAcknowledged(List<UUID> ids) throws InterruptedException {
-        if (ids.isEmpty()) {
-            return;
-        }
-        Duration backoff = MIN_BACKOFF;
-        while (true) {
-            try {
-                acknowledger.acknowledge(connection(), ids);
-                return;
-            } catch (SQLException e) {
-                closeConnection();
-                LOG.warn("Cannot mark {} published event(s) in the database ({}); retrying", ids.size(),
-                        e.getMessage());
-                sleep(backoff);
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    private void parkFailedKeys(List<Failure> failures, List<String> failedKeys, Collection<UUID> dead) {
+        Set<UUID> reported = new HashSet<>();
+        for (int i = 0; i < failures.size(); i++) {
+            Failure f = failures.get(i);
+            String key = failedKeys.get(i);
+            if (!reported.add(f.id())) {
+                continue;
             }
-        }
-    }
-
-    /** Marks acknowledged rows and records failures; retries the database until it answers. */
-    private void settle(Round round) throws InterruptedException {
-        Duration backoff = MIN_BACKOFF;
-        while (true) {
-            try {
-                Connection c = connection();
-                acknowledger.acknowledge(c, round.acked);
-                if (!round.failures.isEmpty()) {
-                    Collection<UUID> dead = acknowledger.recordFailures(c, round.failures, maxAttempts);
-                    for (UUID id : dead) {
-                        LOG.warn("Event {} was dead-lettered after {} attempt(s)", id, maxAttempts);
-                        listener.deadLettered(id, lastReason(round, id));
-                    }
-                    for (Failure f : round.failures) {
-                        Item item = round.failedItems.remove(f.id());
-                        // The in-memory count bounds retries of a row the application deleted meanwhile.
-                        if (item != null && !dead.contains(f.id())
-                                && round.attempts.merge(f.id(), 1, Integer::sum) < maxAttempts) {
-                            round.retry.add(item);
-                        }
-                    }
-                    // A malformed row the application already deleted cannot be dead-lettered: say so and go on.
-                    round.failures.stream().map(Failure::id).distinct()
-                            .filter(id -> !dead.contains(id) && round.retry.stream().noneMatch(it -> it.id().equals(id)))
-                            .forEach(id -> LOG.error("Event {} cannot be published ({}) and its row no longer exists;"
-                                    + " skipped", id, lastReason(round, id)));
+            if (dead.contains(f.id())) {
+                listener.deadLettered(f.id(), f.reason());
+                if (onPoison == OnPoison.BLOCK) {
+                    LOG.error("Event {} was dead-lettered after {} attempt(s); later events of its key wait until an"
+                            + " operator resolves it: {}", f.id(), maxAttempts, f.reason());
+                    parking.park(key, Reason.DEAD_LETTER, "event " + f.id());
+                } else {
+                    LOG.warn("Event {} was dead-lettered after {} attempt(s): {}", f.id(), maxAttempts, f.reason());
+                    parking.dueNow(key); // if its retries parked the key, the drainer publishes the rest now
                 }
-                return;
-            } catch (SQLException e) {
-                closeConnection();
-                LOG.warn("Cannot mark {} published event(s) in the database ({}); retrying", round.acked.size(),
-                        e.getMessage());
-                sleep(backoff);
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            } else if (key != null) {
+                // Retried from the table after a backoff (or found gone there, if the application deleted it).
+                parking.park(key, Reason.ROW_RETRY, f.reason());
+            } else {
+                LOG.error("Event {} cannot be published ({}) and has no readable key; it stays unsent until the next"
+                        + " start's rescan", f.id(), f.reason());
             }
         }
     }
 
-    private static String lastReason(Round round, UUID id) {
-        String reason = null;
-        for (Failure f : round.failures) {
-            if (f.id().equals(id)) {
-                reason = f.reason();
-            }
-        }
-        return reason;
-    }
-
-    /** The connection used for marking, by the settling thread only. */
-    Connection connection() throws SQLException {
-        if (connection == null || connection.isClosed()) {
-            connection = database.open();
-            connection.setAutoCommit(true);
-        }
-        return connection;
-    }
-
+    /** Closes the marking connection (the settling thread's). */
     void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // already broken
-            }
-            connection = null;
-        }
-    }
-
-    private void sleep(Duration d) throws InterruptedException {
-        if (closed.getAsBoolean()) {
-            throw new InterruptedException("relay is closing");
-        }
-        Thread.sleep(d.toMillis());
+        rows.close();
     }
 }

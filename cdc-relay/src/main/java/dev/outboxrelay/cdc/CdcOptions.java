@@ -93,6 +93,9 @@ public final class CdcOptions {
                 .heartbeatInterval(config.get(HEARTBEAT_INTERVAL))
                 .onPublish(config.get(KafkaOptions.ON_PUBLISH))
                 .maxAttempts(config.get(KafkaOptions.MAX_ATTEMPTS))
+                .onPoison(config.get(KafkaOptions.ON_POISON))
+                .retention(config.get(KafkaOptions.RETENTION))
+                .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))
                 .debezium(config.passthrough(DEBEZIUM.prefix()))
                 .build();

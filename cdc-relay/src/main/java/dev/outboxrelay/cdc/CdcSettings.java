@@ -4,6 +4,7 @@ import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.publish.Secrets;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
@@ -46,6 +47,9 @@ public final class CdcSettings {
     private final Duration heartbeatInterval;
     private final OnPublish onPublish;
     private final int maxAttempts;
+    private final OnPoison onPoison;
+    private final Duration retention;
+    private final Duration purgeInterval;
     private final Map<String, String> debezium;
     private final String relayName;
 
@@ -62,6 +66,9 @@ public final class CdcSettings {
         this.heartbeatInterval = b.heartbeatInterval;
         this.onPublish = b.onPublish;
         this.maxAttempts = b.maxAttempts;
+        this.onPoison = b.onPoison;
+        this.retention = b.retention;
+        this.purgeInterval = b.purgeInterval;
         this.debezium = Collections.unmodifiableMap(new LinkedHashMap<>(b.debezium));
         this.relayName = b.relayName;
     }
@@ -128,6 +135,21 @@ public final class CdcSettings {
         return maxAttempts;
     }
 
+    /** Whether a dead letter holds back the later events of its key; default from {@link KafkaOptions#ON_POISON}. */
+    public OnPoison onPoison() {
+        return onPoison;
+    }
+
+    /** With mark: how long sent rows are kept before they are purged; default {@link KafkaOptions#RETENTION}. */
+    public Duration retention() {
+        return retention;
+    }
+
+    /** How often the purge of sent rows runs; default {@link KafkaOptions#PURGE_INTERVAL}. */
+    public Duration purgeInterval() {
+        return purgeInterval;
+    }
+
     /** Debezium connector/engine properties that override the relay's ({@code --debezium.<property>}). */
     public Map<String, String> debezium() {
         return debezium;
@@ -147,7 +169,8 @@ public final class CdcSettings {
                 + ", publication=" + publication
                 + ", offsetStore=" + offsetStore + (offsetFile == null ? "" : ", offsetFile=" + offsetFile)
                 + ", heartbeatInterval=" + heartbeatInterval + ", onPublish=" + onPublish
-                + ", maxAttempts=" + maxAttempts + ", relayName=" + relayName + ", debezium=" + dbz + "]";
+                + ", maxAttempts=" + maxAttempts + ", onPoison=" + onPoison + ", retention=" + retention
+                + ", purgeInterval=" + purgeInterval + ", relayName=" + relayName + ", debezium=" + dbz + "]";
     }
 
     /** Mutable builder; {@link #build()} validates. */
@@ -165,6 +188,9 @@ public final class CdcSettings {
         private Duration heartbeatInterval = CdcOptions.HEARTBEAT_INTERVAL.parsedDefault();
         private OnPublish onPublish = KafkaOptions.ON_PUBLISH.parsedDefault();
         private int maxAttempts = KafkaOptions.MAX_ATTEMPTS.parsedDefault();
+        private OnPoison onPoison = KafkaOptions.ON_POISON.parsedDefault();
+        private Duration retention = KafkaOptions.RETENTION.parsedDefault();
+        private Duration purgeInterval = KafkaOptions.PURGE_INTERVAL.parsedDefault();
         private final Map<String, String> debezium = new LinkedHashMap<>();
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
 
@@ -211,6 +237,21 @@ public final class CdcSettings {
 
         public Builder onPublish(OnPublish value) {
             this.onPublish = Objects.requireNonNull(value, "onPublish");
+            return this;
+        }
+
+        public Builder retention(Duration value) {
+            this.retention = Objects.requireNonNull(value, "retention");
+            return this;
+        }
+
+        public Builder purgeInterval(Duration value) {
+            this.purgeInterval = Objects.requireNonNull(value, "purgeInterval");
+            return this;
+        }
+
+        public Builder onPoison(OnPoison value) {
+            this.onPoison = Objects.requireNonNull(value, "onPoison");
             return this;
         }
 

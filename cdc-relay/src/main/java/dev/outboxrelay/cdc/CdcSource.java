@@ -2,6 +2,7 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
 import java.sql.Connection;
@@ -26,7 +27,18 @@ public final class CdcSource {
      */
     public static OutboxSource create(CdcSettings settings, EventRouter router, EventPublisher publisher,
                                       RelayListener listener) {
-        return new DebeziumCdcSource(settings, router, publisher, listener);
+        return create(settings, router, publisher, TopicLimits.unknown(), listener);
+    }
+
+    /**
+     * The same, with what the relay knows of each topic: with {@link TopicLimits#kafka} a topic that does not
+     * exist (and is not created on first use) parks its keys instead of blocking the producer, and a record
+     * larger than its topic takes cannot be overtaken by later events of its key. The source closes
+     * {@code topics}.
+     */
+    public static OutboxSource create(CdcSettings settings, EventRouter router, EventPublisher publisher,
+                                      TopicLimits topics, RelayListener listener) {
+        return new DebeziumCdcSource(settings, router, publisher, topics, listener);
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.delivery.TopicLimits;
+import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
@@ -24,7 +26,8 @@ public final class CdcSourceFactory implements SourceFactory {
 
     @Override
     public OutboxSource create(RelayConfig config, RelayListener listener) {
+        ProducerSettings producer = KafkaOptions.producerSettings(config);
         return CdcSource.create(CdcOptions.settings(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
-                EventPublisher.kafka(KafkaOptions.producerSettings(config)), listener);
+                EventPublisher.kafka(producer), TopicLimits.kafka(producer.producerProperties()), listener);
     }
 }

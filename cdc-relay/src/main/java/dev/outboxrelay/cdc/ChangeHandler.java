@@ -150,7 +150,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
                     row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload"),
                     row.getString("headers"), committedAt));
         } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(id, e.getMessage());
+            return BatchPublisher.Item.malformed(id, row.getString("aggregate_id"), e.getMessage());
         }
     }
 

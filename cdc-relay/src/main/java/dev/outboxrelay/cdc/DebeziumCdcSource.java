@@ -2,7 +2,10 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
-import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
@@ -54,6 +57,10 @@ final class DebeziumCdcSource implements OutboxSource {
     private final SlotManager slots;
     private final JdbcOffsetBackingStore.OffsetTable offsetTable;
     private final BatchPublisher batches;
+    private final TopicLimits topics;
+    private final KeyParking parking = KeyParking.create();
+    private ParkedKeyDrainer drainer;
+    private RetentionPurger purger;
     private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
     private volatile boolean closed;
     private volatile boolean streaming;
@@ -67,16 +74,18 @@ final class DebeziumCdcSource implements OutboxSource {
     private Thread supervisor;
     private Pipeline pipeline;
 
-    DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, RelayListener listener) {
+    DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, TopicLimits topics,
+                      RelayListener listener) {
         this.settings = settings;
+        this.topics = topics;
         this.publisher = publisher;
         this.listener = listener;
         this.database = new Database(settings);
         this.slots = new SlotManager(settings, database);
         this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
                 settings.relayName(), database);
-        this.batches = new BatchPublisher(router, publisher, Acknowledger.forTable(settings.table(),
-                settings.onPublish()), settings.maxAttempts(), listener, database, () -> closed);
+        this.batches = new BatchPublisher(router, publisher, topics, parking, settings, listener,
+                new JdbcRowStore(settings, database, () -> closed), () -> closed);
         EngineProperties.build(settings, database); // refuse bad passthrough now, not in the background
     }
 
@@ -92,6 +101,14 @@ final class DebeziumCdcSource implements OutboxSource {
         LOG.info("Starting CDC source: {}", settings);
         pipeline = new Pipeline(batches, PIPELINE_DEPTH * EngineProperties.maxBatchSize(settings),
                 "outbox-relay-cdc-settle");
+        drainer = new ParkedKeyDrainer(settings.table(), database, parking, pipeline, settings.onPoison(),
+                EngineProperties.maxBatchSize(settings));
+        drainer.start();
+        if (settings.onPublish() == OnPublish.MARK) {
+            purger = new RetentionPurger(settings.table(), settings.retention(), settings.purgeInterval(),
+                    RetentionPurger.DEFAULT_BATCH_SIZE, settings.relayName(), database::open, () -> !closed);
+            purger.start();
+        }
         supervisor = new Thread(this::supervise, "outbox-relay-cdc");
         supervisor.start();
         try {
@@ -150,6 +167,7 @@ final class DebeziumCdcSource implements OutboxSource {
         try (Connection c = database.open()) {
             boolean offsetsExist = offsetsExist();
             state = slots.prepare(c, offsetsExist);
+            drainer.parkDeadLetteredKeys(c);
             if (state != SlotManager.SlotState.EXISTING && offsetsExist) {
                 // Offsets of a dropped slot point into WAL the new slot never saw: start from the new slot.
                 clearOffsets();
@@ -249,6 +267,12 @@ final class DebeziumCdcSource implements OutboxSource {
             closed = true;
         }
         LOG.info("Stopping CDC source");
+        if (purger != null) {
+            purger.close();
+        }
+        if (drainer != null) {
+            drainer.close(); // parked events stay unsent in the table: the next start's rescan publishes them
+        }
         Pipeline p = pipeline;
         if (p != null) {
             // Settle what Kafka already has while the engine still runs, so its positions get confirmed and a
@@ -284,6 +308,7 @@ final class DebeziumCdcSource implements OutboxSource {
         }
         batches.closeConnection();
         publisher.close();
+        topics.close();
         streaming = false;
         LOG.info("CDC source stopped");
     }

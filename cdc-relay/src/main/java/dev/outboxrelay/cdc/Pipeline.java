@@ -32,7 +32,7 @@ final class Pipeline {
         void run(boolean last) throws InterruptedException;
     }
 
-    private record Pending(BatchPublisher.Sent sent, Settled settled) {
+    private record Pending(SentBatch sent, Settled settled) {
     }
 
     private final BatchPublisher publisher;
@@ -58,6 +58,14 @@ final class Pipeline {
      * @throws InterruptedException when the pipeline is closed or the thread interrupted
      */
     void submit(List<BatchPublisher.Item> items, Settled settled) throws InterruptedException {
+        submit(items, false, settled);
+    }
+
+    /**
+     * The same for the rows of one parked key that the {@link ParkedKeyDrainer} publishes from the table
+     * ({@code draining}): they are sent although their key is parked.
+     */
+    void submit(List<BatchPublisher.Item> items, boolean draining, Settled settled) throws InterruptedException {
         synchronized (this) {
             while ((unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP) && !closed) {
                 wait();
@@ -66,8 +74,9 @@ final class Pipeline {
                 throw new InterruptedException("relay is closing");
             }
         }
-        // Only one thread submits at a time (the rescan runs before the engine), so order is submission order.
-        BatchPublisher.Sent sent = publisher.send(items);
+        // Two threads may submit (the stream and the drainer), never for the same key: a key the drainer
+        // publishes is parked, so the stream leaves its events in the table. Per-key order is submission order.
+        SentBatch sent = publisher.send(items, draining);
         synchronized (this) {
             queue.addLast(new Pending(sent, settled));
             unsettledEvents += items.size();
@@ -133,13 +142,17 @@ final class Pipeline {
                 head.sent().awaitAnswers();
                 long t1 = System.nanoTime();
                 List<Pending> group = group(head);
-                List<BatchPublisher.Sent> sents = new ArrayList<>(group.size());
+                List<SentBatch> sents = new ArrayList<>(group.size());
                 group.forEach(p -> sents.add(p.sent()));
                 publisher.settleAll(sents);
                 long t2 = System.nanoTime();
+                int lastStreamed = group.size() - 1;
+                while (lastStreamed > 0 && group.get(lastStreamed).sent().draining) {
+                    lastStreamed--; // a drained batch moves no position: the last streamed one flushes it
+                }
                 for (int i = 0; i < group.size(); i++) {
                     try {
-                        group.get(i).settled().run(i == group.size() - 1);
+                        group.get(i).settled().run(i == lastStreamed);
                     } catch (RuntimeException e) {
                         // E.g. the engine that handed us the batch stopped meanwhile: its position is simply not
                         // confirmed, and the batch is replayed (duplicates, never loss).

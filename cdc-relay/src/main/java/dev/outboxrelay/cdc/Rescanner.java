@@ -110,7 +110,7 @@ final class Rescanner {
             return BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3), rs.getString(4),
                     rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant()));
         } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(id, e.getMessage());
+            return BatchPublisher.Item.malformed(id, rs.getString(3), e.getMessage());
         }
     }
 }

@@ -22,10 +22,4 @@ class CdcRelayContractTest extends RelayContract {
                 env.kafkaBootstrap(), options, RelayListener.none());
         return source::close;
     }
-
-    /** CDC dead-letters a poison row and goes on with its key (docs/cdc-mode.md, "Poison rows"). */
-    @Override
-    protected boolean deadLetterBlocksItsKeyByDefault() {
-        return false;
-    }
 }

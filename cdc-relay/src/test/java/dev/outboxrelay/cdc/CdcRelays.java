@@ -3,6 +3,9 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
@@ -45,10 +48,14 @@ final class CdcRelays {
         if (options.containsKey("max-attempts")) {
             b.maxAttempts(Integer.parseInt(options.get("max-attempts")));
         }
-        if (options.containsKey("on-poison") && !"skip".equals(options.get("on-poison"))) {
-            // CDC has no --on-poison option: a dead letter never holds back its key (docs/cdc-mode.md).
-            throw new IllegalArgumentException("CDC mode only skips poison rows, asked for "
-                    + options.get("on-poison"));
+        if (options.containsKey("on-poison")) {
+            b.onPoison(OnPoison.valueOf(options.get("on-poison").toUpperCase(Locale.ROOT)));
+        }
+        if (options.containsKey("retention")) {
+            b.retention(KafkaOptions.RETENTION.type().parse(options.get("retention")));
+        }
+        if (options.containsKey("purge-interval")) {
+            b.purgeInterval(KafkaOptions.PURGE_INTERVAL.type().parse(options.get("purge-interval")));
         }
         return b;
     }
@@ -59,9 +66,10 @@ final class CdcRelays {
 
     static OutboxSource start(CdcSettings settings, String bootstrap, Map<String, String> options,
                               RelayListener listener) {
+        ProducerSettings producer = ProducerSettings.of(bootstrap, Map.of());
         OutboxSource source = CdcSource.create(settings,
                 EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
-                EventPublisher.kafka(ProducerSettings.of(bootstrap, Map.of())), listener);
+                EventPublisher.kafka(producer), TopicLimits.kafka(producer.producerProperties()), listener);
         source.start();
         return source;
     }

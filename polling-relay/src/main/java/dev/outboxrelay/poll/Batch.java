@@ -28,6 +28,8 @@ final class Batch {
     long sendMicros;
     final List<Sent> sent = new ArrayList<>();
     final List<Failed> failed = new ArrayList<>();
+    /** Failed rows that are malformed: they fail the same way every time. */
+    final Set<java.util.UUID> malformed = new HashSet<>();
     /** Keys later batches must hold back while this batch is in flight: a row of theirs failed or may be rejected. */
     final Set<String> blockingKeys = new HashSet<>();
     /** Rows not sent because an earlier row of their key failed, or the producer was unavailable. */

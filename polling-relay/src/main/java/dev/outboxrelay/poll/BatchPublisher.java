@@ -4,6 +4,7 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import dev.outboxrelay.core.delivery.FailureClass;
 import dev.outboxrelay.core.delivery.Failures;
+import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
@@ -12,7 +13,10 @@ import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -20,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -29,25 +32,26 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *   <li>once a row of a key fails locally (malformed, illegal topic, too large for the producer), the key's
  *       later rows in this batch and in batches sent while this one is in flight are held back, unsent;</li>
  *   <li>a record larger than its topic's {@code max.message.bytes} may still fit once compressed, so it is sent,
- *       but the rest of its key is held back the same way until the broker answered;</li>
+ *       in a producer batch of its own ({@link EventPublisher#publishAlone}), and the rest of its key is held back
+ *       the same way until the broker answered;</li>
  *   <li>when settling, only each key's prefix of acknowledged rows is marked: a row acknowledged after an
  *       earlier row of its key failed stays unsent and is published again after that row.</li>
  * </ul>
  */
 final class BatchPublisher {
 
-    /** Per-record overhead of the Kafka record format beyond key, value and headers, rounded up. */
-    private static final int RECORD_OVERHEAD = 128;
-
     private final EventRouter router;
+    private final KeyParking parking;
     private TopicLimits limits = TopicLimits.unknown();
     private final RelayListener listener;
     private final String deadLetterTopic;
     private final int maxAttempts;
     private EventPublisher publisher;
 
-    BatchPublisher(EventRouter router, RelayListener listener, String deadLetterTopic, int maxAttempts) {
+    BatchPublisher(EventRouter router, KeyParking parking, RelayListener listener, String deadLetterTopic,
+                   int maxAttempts) {
         this.router = router;
+        this.parking = parking;
         this.listener = listener;
         this.deadLetterTopic = deadLetterTopic;
         this.maxAttempts = maxAttempts;
@@ -77,25 +81,24 @@ final class BatchPublisher {
                         row.eventType(), row.payload(), row.headers(), row.createdAt());
                 record = router.route(event);
             } catch (MalformedEventException e) {
-                fail(batch, stopped, row, e.getMessage());
+                malformed(batch, stopped, row, e.getMessage());
                 continue;
             }
             int limit = limits.maxMessageBytes(record.topic());
             if (limit == TopicLimits.UNUSABLE) {
                 // A send would block for max.block.ms or fail again; the row waits for its topic, its key with it.
-                stopped.add(row.aggregateId());
-                batch.held++;
+                parkForTopic(batch, stopped, row, record.topic());
                 continue;
             }
-            CompletableFuture<RecordMetadata> ack = publisher.publish(record);
+            boolean risky = TopicLimits.estimatedSize(record) > limit;
+            CompletableFuture<RecordMetadata> ack = risky ? publisher.publishAlone(record) : publisher.publish(record);
             if (ack.isCompletedExceptionally()) {
                 Throwable error = ack.handle((m, e) -> e).join();
                 switch (Failures.classify(error)) {
                     case ROW -> fail(batch, stopped, row, Failures.describe(error));
                     case TOPIC -> {
-                        topicUnusable(record.topic(), error);
-                        stopped.add(row.aggregateId());
-                        batch.held++;
+                        limits.unusable(record.topic(), Failures.unwrap(error));
+                        parkForTopic(batch, stopped, row, record.topic());
                     }
                     case BROKER -> {
                         batch.outage = Failures.unwrap(error);
@@ -105,7 +108,7 @@ final class BatchPublisher {
                 continue;
             }
             batch.sent.add(new Batch.Sent(row, record.topic(), ack));
-            if (estimatedSize(record) > limit) {
+            if (risky) {
                 stopped.add(row.aggregateId());
                 batch.blockingKeys.add(row.aggregateId());
             }
@@ -113,8 +116,16 @@ final class BatchPublisher {
         return batch;
     }
 
-    private void topicUnusable(String topic, Throwable error) {
-        limits.unusable(topic, Failures.unwrap(error));
+    /** The key's rows are left out of the fetch until the topic is looked at again (KeyParking). */
+    private void parkForTopic(Batch batch, Set<String> stopped, OutboxRow row, String topic) {
+        parking.park(row.aggregateId(), KeyParking.Reason.TOPIC, "topic " + topic);
+        stopped.add(row.aggregateId());
+        batch.held++;
+    }
+
+    private void malformed(Batch batch, Set<String> stopped, OutboxRow row, String reason) {
+        fail(batch, stopped, row, reason);
+        batch.malformed.add(row.id());
     }
 
     private void fail(Batch batch, Set<String> stopped, OutboxRow row, String reason) {
@@ -155,19 +166,27 @@ final class BatchPublisher {
                 listener.publishFailed(s.row().id(), reason);
             } else if (failure == FailureClass.TOPIC) {
                 // No attempt counted: the row stays unsent and the topic's rows wait until it is usable again.
-                topicUnusable(s.topic(), error);
+                limits.unusable(s.topic(), Failures.unwrap(error));
+                parking.park(key, KeyParking.Reason.TOPIC, "topic " + s.topic());
             } else if (outage == null) {
                 outage = Failures.unwrap(error);
             }
         }
         for (Batch.Failed f : batch.failed) {
-            failures.add(new Failure(f.row().id(), f.reason()));
+            // A malformed row fails identically on every attempt: it uses all that are left at once.
+            int attempts = batch.malformed.contains(f.row().id()) ? Math.max(1, maxAttempts - f.row().attempts()) : 1;
+            for (int i = 0; i < attempts; i++) {
+                failures.add(new Failure(f.row().id(), f.reason()));
+            }
             failedRows.add(f.row());
         }
         List<OutboxRow> dying = new ArrayList<>();
         for (OutboxRow row : failedRows) {
-            if (row.attempts() + 1 >= maxAttempts) {
+            if (row.attempts() + 1 >= maxAttempts || batch.malformed.contains(row.id())) {
                 dying.add(row);
+            } else {
+                // Tried again after a backoff: until then the key's rows are left out of the fetch.
+                parking.park(row.aggregateId(), KeyParking.Reason.ROW_RETRY, "event " + row.id());
             }
         }
         return new Outcome(acknowledged, failures, dying, outage);
@@ -182,39 +201,32 @@ final class BatchPublisher {
         if (deadLetterTopic == null || outcome.dying().isEmpty()) {
             return outcome.failures();
         }
-        List<Failure> result = new ArrayList<>();
-        Set<UUID> dying = new HashSet<>();
+        Map<UUID, String> reasons = new HashMap<>();
+        outcome.failures().forEach(f -> reasons.putIfAbsent(f.id(), f.reason()));
+        Map<UUID, CompletableFuture<RecordMetadata>> acks = new LinkedHashMap<>();
         for (OutboxRow row : outcome.dying()) {
-            dying.add(row.id());
+            acks.computeIfAbsent(row.id(), id -> publisher.publish(deadLetterRecord(row, reasons.get(id))));
         }
-        List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>();
-        for (Failure f : outcome.failures()) {
-            if (dying.contains(f.id())) {
-                OutboxRow row = outcome.dying().stream().filter(r -> r.id().equals(f.id())).findFirst().orElseThrow();
-                acks.add(publisher.publish(deadLetterRecord(row, f.reason())));
-            } else {
-                acks.add(null);
-            }
-        }
-        for (int i = 0; i < acks.size(); i++) {
-            Failure f = outcome.failures().get(i);
-            CompletableFuture<RecordMetadata> ack = acks.get(i);
-            if (ack == null) {
-                result.add(f);
-                continue;
-            }
-            Throwable error;
+        Set<UUID> withheld = new HashSet<>();
+        Map<UUID, String> rejectedToo = new HashMap<>();
+        for (Map.Entry<UUID, CompletableFuture<RecordMetadata>> e : acks.entrySet()) {
             try {
-                ack.get(30, TimeUnit.SECONDS);
-                error = null;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                error = Failures.unwrap(e);
+                e.getValue().get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+                Throwable error = Failures.unwrap(ex);
+                if (Failures.classify(error) == FailureClass.ROW) {
+                    rejectedToo.put(e.getKey(), "; the dead-letter topic rejected it too: "
+                            + error.getClass().getSimpleName());
+                } else {
+                    withheld.add(e.getKey()); // retried rather than dead-lettered without its copy
+                }
             }
-            if (error == null) {
-                result.add(f);
-            } else if (Failures.classify(error) == FailureClass.ROW) {
-                result.add(new Failure(f.id(), f.reason() + "; the dead-letter topic rejected it too: "
-                        + error.getClass().getSimpleName()));
+        }
+        List<Failure> result = new ArrayList<>();
+        for (Failure f : outcome.failures()) {
+            if (!withheld.contains(f.id())) {
+                String suffix = rejectedToo.get(f.id());
+                result.add(suffix == null ? f : new Failure(f.id(), f.reason() + suffix));
             }
         }
         return result;
@@ -228,15 +240,6 @@ final class BatchPublisher {
         headers.add("dead_letter_reason", utf8(reason));
         byte[] value = row.payload() == null ? null : utf8(row.payload());
         return new ProducerRecord<>(deadLetterTopic, null, utf8(row.aggregateId()), value, headers);
-    }
-
-    private static int estimatedSize(ProducerRecord<byte[], byte[]> record) {
-        long size = RECORD_OVERHEAD + (record.key() == null ? 0 : record.key().length)
-                + (record.value() == null ? 0 : record.value().length);
-        for (Header h : record.headers()) {
-            size += h.key().length() + (h.value() == null ? 0 : h.value().length) + 8;
-        }
-        return (int) Math.min(Integer.MAX_VALUE, size);
     }
 
     private static byte[] utf8(String s) {

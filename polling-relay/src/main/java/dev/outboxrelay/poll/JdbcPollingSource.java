@@ -2,7 +2,9 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
+import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.delivery.Backoff;
+import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
@@ -39,6 +41,7 @@ final class JdbcPollingSource implements PollingSource {
     private static final long SLOW_ACK_NANOS = TimeUnit.SECONDS.toNanos(15);
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final Duration INITIAL_BACKOFF = Duration.ofMillis(100);
+    private static final String[] NO_KEYS = new String[0];
 
     private final PollSettings settings;
     private final ConnectionFactory connections;
@@ -49,6 +52,8 @@ final class JdbcPollingSource implements PollingSource {
     private final BatchPublisher batches;
     private final Backoff kafkaBackoff;
     private final Backoff databaseBackoff;
+    /** Keys whose rows the fetch leaves out for now: their topic is unusable, or a row waits for its retry. */
+    private final KeyParking parking = KeyParking.create();
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -59,7 +64,7 @@ final class JdbcPollingSource implements PollingSource {
     private String sessionProblem;
     private EventPublisher publisher;
     private TopicLimits limits;
-    private Purger purger;
+    private RetentionPurger purger;
     private Thread worker;
 
     JdbcPollingSource(PollSettings settings, ConnectionFactory connections, EventRouter router,
@@ -73,7 +78,7 @@ final class JdbcPollingSource implements PollingSource {
         this.kafkaBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
-        this.batches = new BatchPublisher(router, listener,
+        this.batches = new BatchPublisher(router, parking, listener,
                 settings.deadLetterTopic().orElse(null), settings.maxAttempts());
     }
 
@@ -87,7 +92,8 @@ final class JdbcPollingSource implements PollingSource {
         limits = TopicLimits.kafka(producerSettings.producerProperties());
         batches.use(publisher, limits);
         if (settings.onPublish() == Acknowledger.OnPublish.MARK) {
-            purger = new Purger(settings, connections, queries, () -> active && !stopping);
+            purger = new RetentionPurger(settings.table(), settings.retention(), settings.purgeInterval(),
+                    settings.purgeBatchSize(), settings.relayName(), connections::connect, () -> active && !stopping);
             purger.start();
         }
         worker = new Thread(this::run, "outbox-relay-poll");
@@ -188,7 +194,7 @@ final class JdbcPollingSource implements PollingSource {
                     horizon.advance(c);
                     long fetchStart = System.nanoTime();
                     List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), horizon.floor(),
-                            settings.batchSize());
+                            parkedKeys(), settings.batchSize());
                     databaseRecovered(); // only a session that fetched has proven itself: no flapping on errors
                     long fetched = System.nanoTime();
                     more = rows.size() == settings.batchSize();
@@ -342,6 +348,17 @@ final class JdbcPollingSource implements PollingSource {
                 listener.recovered();
             }
         }
+    }
+
+    /**
+     * The keys to leave out of the next fetch. A due key is released instead: poll needs no drainer, the fetch
+     * simply reads its rows again from the table, in seq order, before any later row of the key.
+     */
+    private String[] parkedKeys() {
+        for (KeyParking.Hold hold : parking.due()) {
+            parking.releaseIfUnchanged(hold.key(), hold.parkedEvents());
+        }
+        return parking.size() == 0 ? NO_KEYS : parking.keys().toArray(NO_KEYS);
     }
 
     private static long[] excluded(Deque<Batch> inFlight) {

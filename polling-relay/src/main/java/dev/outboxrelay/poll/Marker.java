@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
@@ -109,7 +110,7 @@ final class Marker implements AutoCloseable {
                 String reason = failures.stream().filter(f -> f.id().equals(id)).findFirst().map(Failure::reason)
                         .orElse("unknown");
                 listener.deadLettered(id, reason);
-                if (settings.onPoison() == PollSettings.OnPoison.BLOCK) {
+                if (settings.onPoison() == OnPoison.BLOCK) {
                     LOG.error("Dead-lettered event {} after {} attempts; later events of its key wait until an"
                             + " operator resolves it: {}", id, settings.maxAttempts(), reason);
                 } else {

@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
@@ -30,12 +31,13 @@ final class OutboxQueries {
     private static final String ON_TABLE_OR_PARTITION = "l.locktype = 'relation' AND (l.relation = ?::regclass"
             + " OR l.relation IN (SELECT t.relid FROM pg_catalog.pg_partition_tree(?::regclass) t))";
 
+    private static final String[] NO_KEYS = new String[0];
+
     private final OutboxTable table;
     private final String fetchSql;
-    private final String purgeSql;
     private final String lowestPendingSql;
 
-    OutboxQueries(OutboxTable table, PollSettings.OnPoison onPoison) {
+    OutboxQueries(OutboxTable table, OnPoison onPoison) {
         this.table = table;
         String t = table.quoted();
         // Always the oldest unsent rows from the commit horizon's floor (CommitHorizon: no row below it is unsent
@@ -46,7 +48,7 @@ final class OutboxQueries {
         // constant "= ANY" list from version 14 but "<> ALL" (which it also makes of NOT (= ANY)) only from 15: on
         // 14, "<> ALL" compared every row with the whole list, 57 ms per fetch with 3,000 rows in flight instead of
         // 6.5. jsonb is read as text so the driver does no JSON work.
-        String blockedByDeadLetter = onPoison == PollSettings.OnPoison.BLOCK
+        String blockedByDeadLetter = onPoison == OnPoison.BLOCK
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
                 : "";
@@ -54,14 +56,12 @@ final class OutboxQueries {
                 + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
                 + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
+                + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
         // A live dead letter pins the floor, so one put back for the relay (retry) is below no floor.
         this.lowestPendingSql = "SELECT least((SELECT min(seq) FROM " + t
                 + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND seq >= ?), (SELECT min(seq) FROM " + t
                 + " WHERE dead_lettered_at IS NOT NULL AND discarded_at IS NULL))";
-        this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
-                + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"
-                + " ORDER BY sent_at LIMIT ?)";
     }
 
     /**
@@ -145,10 +145,17 @@ final class OutboxQueries {
 
     /** The oldest unsent, live rows from {@code floor} on in seq order, except those with the given seqs. */
     List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, int limit) throws SQLException {
+        return fetch(fetch, excluded, floor, NO_KEYS, limit);
+    }
+
+    /** The same, also leaving out the rows of {@code parkedKeys} (their events wait; see KeyParking). */
+    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, String[] parkedKeys, int limit)
+            throws SQLException {
         // A primitive array: the driver writes it without boxing or per-element escaping (seen in profiles).
         fetch.setArray(1, fetch.getConnection().unwrap(PGConnection.class).createArrayOf("int8", excluded));
         fetch.setLong(2, floor);
-        fetch.setInt(3, limit);
+        fetch.setArray(3, fetch.getConnection().createArrayOf("text", parkedKeys));
+        fetch.setInt(4, limit);
         List<OutboxRow> rows = new ArrayList<>(limit);
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {
@@ -218,15 +225,6 @@ final class OutboxQueries {
                 long seq = rs.getLong(1);
                 return rs.wasNull() ? -1 : seq;
             }
-        }
-    }
-
-    /** Deletes at most {@code limit} rows sent more than {@code retention} ago; returns how many. */
-    int purge(Connection c, Duration retention, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
-            ps.setLong(1, retention.toMillis());
-            ps.setInt(2, limit);
-            return ps.executeUpdate();
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
@@ -31,8 +32,8 @@ public final class PollOptions {
             .example("1")
             .build();
 
-    public static final Option<PollSettings.OnPoison> ON_POISON = Option.enumeration("on-poison",
-                    PollSettings.OnPoison.class)
+    public static final Option<OnPoison> ON_POISON = Option.enumeration("on-poison",
+                    OnPoison.class)
             .defaultValue("block")
             .doc("After a row is dead-lettered: block keeps later events of its key waiting (order), skip lets them flow.")
             .example("skip")
@@ -45,26 +46,12 @@ public final class PollOptions {
             .example("outbox.dead-letters")
             .build();
 
-    public static final Option<Duration> RETENTION = Option.duration("retention")
-            .defaultValue("7d")
-            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
-            .doc("With --on-publish mark: how long sent rows are kept before they are purged in batches.")
-            .example("24h")
-            .build();
-
-    public static final Option<Duration> PURGE_INTERVAL = Option.duration("purge-interval")
-            .defaultValue("1m")
-            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
-            .doc("How often the purge of sent rows runs.")
-            .example("10m")
-            .build();
-
     /** Shared with the CDC engine lock of the daemon, so one setting serves both modes. */
     public static final Option<Duration> STANDBY_INTERVAL = InstanceOptions.STANDBY_INTERVAL;
 
     /** The poll source's options. */
     public static final OptionSet SET = OptionSet.of("Polling (--mode poll)", BATCH_SIZE, POLL_INTERVAL,
-            PIPELINE_DEPTH, ON_POISON, DEAD_LETTER_TOPIC, RETENTION, PURGE_INTERVAL, STANDBY_INTERVAL,
+            PIPELINE_DEPTH, DEAD_LETTER_TOPIC, STANDBY_INTERVAL,
             InstanceOptions.RELAY_NAME);
 
     private PollOptions() {

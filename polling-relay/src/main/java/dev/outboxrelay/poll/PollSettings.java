@@ -1,8 +1,12 @@
 package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
+import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.schema.OutboxTable;
 import java.time.Duration;
@@ -14,14 +18,6 @@ import java.util.Optional;
  * that suits a single relay in front of a busy table.
  */
 public final class PollSettings {
-
-    /** What happens to later events of a key after one of its rows is dead-lettered. */
-    public enum OnPoison {
-        /** Later events of the key wait until an operator resolves the dead letter (keeps per-key order). */
-        BLOCK,
-        /** Later events of the key flow on; the dead letter stays in the table for an operator. */
-        SKIP
-    }
 
     private final OutboxTable table;
     private final OnPublish onPublish;
@@ -90,17 +86,17 @@ public final class PollSettings {
         return maxAttempts;
     }
 
-    /** Whether a dead letter blocks the rest of its key; default from {@link PollOptions#ON_POISON}. */
+    /** Whether a dead letter blocks the rest of its key; default from {@link KafkaOptions#ON_POISON}. */
     public OnPoison onPoison() {
         return onPoison;
     }
 
-    /** How long sent rows are kept before they are purged (mark mode only); default {@link PollOptions#RETENTION}. */
+    /** How long sent rows are kept before they are purged (mark mode only); default {@link KafkaOptions#RETENTION}. */
     public Duration retention() {
         return retention;
     }
 
-    /** How often the purge of sent rows runs; default from {@link PollOptions#PURGE_INTERVAL}. */
+    /** How often the purge of sent rows runs; default from {@link KafkaOptions#PURGE_INTERVAL}. */
     public Duration purgeInterval() {
         return purgeInterval;
     }
@@ -147,10 +143,10 @@ public final class PollSettings {
         private int pipelineDepth = PollOptions.PIPELINE_DEPTH.parsedDefault();
         private Duration pollInterval = PollOptions.POLL_INTERVAL.parsedDefault();
         private int maxAttempts = KafkaOptions.MAX_ATTEMPTS.parsedDefault();
-        private OnPoison onPoison = PollOptions.ON_POISON.parsedDefault();
-        private Duration retention = PollOptions.RETENTION.parsedDefault();
-        private Duration purgeInterval = PollOptions.PURGE_INTERVAL.parsedDefault();
-        private int purgeBatchSize = 5000;
+        private OnPoison onPoison = KafkaOptions.ON_POISON.parsedDefault();
+        private Duration retention = KafkaOptions.RETENTION.parsedDefault();
+        private Duration purgeInterval = KafkaOptions.PURGE_INTERVAL.parsedDefault();
+        private int purgeBatchSize = RetentionPurger.DEFAULT_BATCH_SIZE;
         private String deadLetterTopic;
         private Duration standbyInterval = PollOptions.STANDBY_INTERVAL.parsedDefault();
         private Duration maxBackoff = Duration.ofSeconds(10);

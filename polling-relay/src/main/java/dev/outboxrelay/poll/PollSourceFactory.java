@@ -40,10 +40,10 @@ public final class PollSourceFactory implements SourceFactory {
                 .batchSize(config.get(PollOptions.BATCH_SIZE))
                 .pollInterval(config.get(PollOptions.POLL_INTERVAL))
                 .pipelineDepth(config.get(PollOptions.PIPELINE_DEPTH))
-                .onPoison(config.get(PollOptions.ON_POISON))
+                .onPoison(config.get(KafkaOptions.ON_POISON))
                 .deadLetterTopic(config.find(PollOptions.DEAD_LETTER_TOPIC).orElse(null))
-                .retention(config.get(PollOptions.RETENTION))
-                .purgeInterval(config.get(PollOptions.PURGE_INTERVAL))
+                .retention(config.get(KafkaOptions.RETENTION))
+                .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))
                 .build();

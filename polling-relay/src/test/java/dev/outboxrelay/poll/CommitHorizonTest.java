@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.delivery.OnPoison;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.schema.OutboxTable;
@@ -34,7 +35,7 @@ class CommitHorizonTest {
     @BeforeEach
     void setUp() throws Exception {
         database = createDatabase();
-        queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
+        queries = new OutboxQueries(OutboxTable.parse(TABLE), OnPoison.BLOCK);
         relay = PollingRelays.connections(database).connect();
         queries.prepareSession(relay, "horizon-test");
         fetch = queries.prepareFetch(relay);

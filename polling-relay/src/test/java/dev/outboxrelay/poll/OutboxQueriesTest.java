@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.delivery.OnPoison;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.schema.OutboxTable;
@@ -48,7 +49,7 @@ class OutboxQueriesTest {
         database.execute("DELETE FROM outbox");
         database.execute("ANALYZE outbox");
         database.execute(String.format(INSERT, 100_000));
-        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
+        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), OnPoison.BLOCK);
         try (Connection c = database.connect()) {
             queries.prepareSession(c, "plan-test");
             // Two batches of 1,000 in flight, as in a pipelined drain.
@@ -82,7 +83,7 @@ class OutboxQueriesTest {
         createDatabase(major);
         database.execute(String.format(INSERT, 20));
         long first = database.queryLong("SELECT min(seq) FROM outbox");
-        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), PollSettings.OnPoison.BLOCK);
+        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), OnPoison.BLOCK);
         try (Connection c = database.connect()) {
             queries.prepareSession(c, "fetch-test");
             try (PreparedStatement fetch = queries.prepareFetch(c)) {
@@ -105,7 +106,8 @@ class OutboxQueriesTest {
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
             ps.setArray(1, c.createArrayOf("int8", excluded));
             ps.setLong(2, 0);
-            ps.setInt(3, 1000);
+            ps.setArray(3, c.createArrayOf("text", new String[0]));
+            ps.setInt(4, 1000);
             List<String> lines = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -1,5 +1,7 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.publish.ProducerSettings;
@@ -44,7 +46,13 @@ final class PollingRelays {
             b.maxAttempts(Integer.parseInt(options.get("max-attempts")));
         }
         if (options.containsKey("on-poison")) {
-            b.onPoison(PollSettings.OnPoison.valueOf(options.get("on-poison").toUpperCase(Locale.ROOT)));
+            b.onPoison(OnPoison.valueOf(options.get("on-poison").toUpperCase(Locale.ROOT)));
+        }
+        if (options.containsKey("retention")) {
+            b.retention(KafkaOptions.RETENTION.type().parse(options.get("retention")));
+        }
+        if (options.containsKey("purge-interval")) {
+            b.purgeInterval(KafkaOptions.PURGE_INTERVAL.type().parse(options.get("purge-interval")));
         }
         return b;
     }

@@ -33,9 +33,11 @@ final class RunCommand implements Cli.Command {
 
     RunCommand(Map<String, SourceFactory> factories) {
         this.factories = Map.copyOf(factories);
-        List<OptionSet> sets = new ArrayList<>(List.of(CliOptions.GENERAL, CliOptions.RUN,
-                DatabaseOptions.CONNECTION, KafkaOptions.SET));
+        List<OptionSet> common = List.of(CliOptions.GENERAL, CliOptions.RUN, DatabaseOptions.CONNECTION,
+                KafkaOptions.SET);
+        List<OptionSet> sets = new ArrayList<>(common);
         factories.values().forEach(f -> sets.add(f.options()));
+        sets.add(OptionSet.builder("Modes").check(new OtherModesOptions(common, this.factories)).build());
         this.spec = ConfigSpec.of(sets);
     }
 

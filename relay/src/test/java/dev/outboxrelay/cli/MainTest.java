@@ -97,6 +97,34 @@ class MainTest {
     }
 
     @Test
+    void anOptionOnlyTheOtherModeReadsIsRefusedNamingItInsteadOfIgnored() {
+        String[] common = {"--db-url", "jdbc:postgresql://db:5432/app", "--db-user", "relay", "--kafka-bootstrap",
+            "kafka:9092", "--dry-run"};
+        CliRun cdc = CliRun.of(concat(new String[] {"run", "--mode", "cdc", "--batch-size", "10"}, common));
+        assertThat(cdc).isEqualTo(new CliRun(2, "", "error: --batch-size: used only with --mode poll; --mode cdc does"
+                + " not read it (remove it from the command line) (see 'outbox-relay run --help')\n"));
+        CliRun fromEnv = CliRun.of(Map.of("RELAY_PIPELINE_DEPTH", "2"),
+                concat(new String[] {"run", "--mode", "cdc"}, common));
+        assertThat(fromEnv.exitCode()).isEqualTo(2);
+        assertThat(fromEnv.err()).contains("--pipeline-depth: used only with --mode poll", "from the environment");
+        CliRun poll = CliRun.of(concat(new String[] {"run", "--mode", "poll", "--debezium.max.batch.size=10"}, common));
+        assertThat(poll.exitCode()).isEqualTo(2);
+        assertThat(poll.err()).contains("--debezium.*: used only with --mode cdc");
+        // What both modes read is accepted in both.
+        for (String mode : new String[] {"poll", "cdc"}) {
+            CliRun ok = CliRun.of(concat(new String[] {"run", "--mode", mode, "--on-poison", "skip", "--retention",
+                "1d", "--purge-interval", "5m", "--standby-interval", "2s"}, common));
+            assertThat(ok.exitCode()).as("%s: %s", mode, ok.err()).isZero();
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @Test
     void missingCommandAndMissingValueAreUsageErrors() {
         assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
                 "error: missing command: migrate, run, status, dead-letters, verify (see 'outbox-relay --help')\n"));

@@ -1,10 +1,12 @@
 package dev.outboxrelay.core.config;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.publish.WeakDeliveryException;
 import dev.outboxrelay.core.route.EventRouter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -39,6 +41,26 @@ public final class KafkaOptions {
             .example("5")
             .build();
 
+    public static final Option<OnPoison> ON_POISON = Option.enumeration("on-poison", OnPoison.class)
+            .defaultValue("block")
+            .doc("After a row is dead-lettered: block keeps later events of its key waiting (order), skip lets them flow.")
+            .example("skip")
+            .build();
+
+    public static final Option<Duration> RETENTION = Option.duration("retention")
+            .defaultValue("7d")
+            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
+            .doc("With --on-publish mark: how long sent rows are kept before they are purged in batches.")
+            .example("24h")
+            .build();
+
+    public static final Option<Duration> PURGE_INTERVAL = Option.duration("purge-interval")
+            .defaultValue("1m")
+            .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
+            .doc("How often the purge of sent rows runs.")
+            .example("10m")
+            .build();
+
     public static final Option<Path> KAFKA_CONFIG_FILE = Option.path("kafka-config-file")
             .validate(Validator.readableFile())
             .doc("Properties file of Kafka producer settings (keys without the kafka. prefix), e.g. SASL/TLS;"
@@ -51,9 +73,10 @@ public final class KafkaOptions {
             "Kafka producer property passed through unchanged (acks, idempotence and serializers are fixed).",
             "--kafka.compression.type=zstd", KAFKA_CONFIG_FILE);
 
-    /** The pipeline's options and the delivery check. */
-    public static final OptionSet SET = OptionSet.builder("Kafka and routing")
-            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS)
+    /** The pipeline's options, the same in every mode, and the delivery check. */
+    public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
+            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(RETENTION)
+            .add(PURGE_INTERVAL)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)
             .build();

@@ -11,7 +11,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
@@ -57,6 +59,20 @@ public interface TopicLimits extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * The size the broker will see for {@code record} before compression, rounded up: key, value, header keys and
+     * values, and the record format's per-record overhead. Compared with {@link #maxMessageBytes} to tell whether
+     * the broker may reject the record.
+     */
+    static int estimatedSize(ProducerRecord<byte[], byte[]> record) {
+        long size = 128 + (record.key() == null ? 0 : record.key().length)
+                + (record.value() == null ? 0 : record.value().length);
+        for (Header h : record.headers()) {
+            size += h.key().length() + (h.value() == null ? 0 : h.value().length) + 8;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, size);
+    }
 
     /** No limits known: every record is assumed to fit; unusable topics are still remembered. */
     static TopicLimits unknown() {

@@ -23,7 +23,21 @@ public interface EventPublisher extends AutoCloseable {
      */
     CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record);
 
-    /** Sends everything buffered now instead of waiting for {@code linger.ms}. */
+    /**
+     * Sends {@code record} in a producer batch of its own and returns once Kafka answered it, blocking the caller
+     * that long. For a record the broker may reject as larger than its topic takes: in a batch with other records
+     * the broker's rejection makes the producer split the batch and send the parts again under new sequence
+     * numbers, which with idempotence has been seen to stall the partition on {@code OUT_OF_ORDER_SEQUENCE_NUMBER}
+     * retries forever. Alone, the record simply fails with {@code RecordTooLargeException}.
+     */
+    default CompletableFuture<RecordMetadata> publishAlone(ProducerRecord<byte[], byte[]> record) {
+        flush();
+        CompletableFuture<RecordMetadata> ack = publish(record);
+        flush();
+        return ack;
+    }
+
+    /** Sends everything buffered now instead of waiting for {@code linger.ms}; returns once all are answered. */
     void flush();
 
     /** Closes the producer, waiting up to {@code timeout} for in-flight records. Idempotent. */

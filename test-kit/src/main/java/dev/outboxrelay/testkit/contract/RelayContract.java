@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Options passed to {@link #startRelay} use the CLI's option names without dashes; a subclass must honour:
  * {@value #TOPIC_TEMPLATE}, {@value #ON_PUBLISH} ({@code mark|delete}), {@value #MAX_ATTEMPTS},
- * {@value #ON_POISON} ({@code block|skip}). Absent options mean the relay's defaults.
+ * {@value #ON_POISON} ({@code block|skip}), {@value #RETENTION} and {@value #PURGE_INTERVAL} (durations such as
+ * {@code 300ms}). Absent options mean the relay's defaults.
  *
  * <p>Failure reasons stored in {@code last_error} are API: the contract checks that a malformed-headers reason
  * says the headers {@code must be a JSON object}, and that a broker rejection names {@code RecordTooLarge}.
@@ -42,6 +43,8 @@ public abstract class RelayContract {
     public static final String ON_PUBLISH = "on-publish";
     public static final String MAX_ATTEMPTS = "max-attempts";
     public static final String ON_POISON = "on-poison";
+    public static final String RETENTION = "retention";
+    public static final String PURGE_INTERVAL = "purge-interval";
     /** The outbox table every contract test uses. */
     public static final String TABLE = "public.outbox";
 
@@ -59,17 +62,6 @@ public abstract class RelayContract {
 
     /** Starts one relay instance and returns once it runs (it need not have published anything yet). */
     protected abstract RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) throws Exception;
-
-    /**
-     * Capability: whether, by default, a dead letter holds back the later events of its key until an operator
-     * resolves it ({@code --on-poison block}, poll mode). A source that cannot hold one key back without holding
-     * back the whole stream (CDC: the replication slot only moves forward) returns {@code false}, documents
-     * that, and is held to the skip semantics instead: the dead letter is recorded exactly the same way, and the
-     * key's later event is published after the key's earlier events and marked sent.
-     */
-    protected boolean deadLetterBlocksItsKeyByDefault() {
-        return true;
-    }
 
     /** Oldest PostgreSQL major version the relay supports (README, "Requirements"; the daemon's Probes). */
     public static final int OLDEST_SUPPORTED_POSTGRES = 14;
@@ -227,6 +219,29 @@ public abstract class RelayContract {
     }
 
     @Test
+    final void aDeadLetterRetriedByAnOperatorGoesOutWithItsKeyInOrderWithoutARestart() throws Exception {
+        Row before = Row.of("Retry", "p", 1);
+        Row poison = new Row(UUID.randomUUID(), "Retry", "p", "Happened", "{\"n\": 2}", "[\"not an object\"]");
+        Row after = Row.of("Retry", "p", 3);
+        writer.insert(List.of(before, poison, after));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1"));
+        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        List<String> waiting = writer.insert(List.of(Row.of("Retry", "p", 4)));
+        List<String> others = writer.insert(List.of(Row.of("Retry", "q", 1)));
+        assertDelivered(prefix + ".Retry", List.of(before.id().toString(), others.get(0)));
+
+        // What `dead-letters retry` does, after the application fixed the row.
+        database.execute("UPDATE outbox SET headers = '{}', dead_lettered_at = NULL, attempts = 0 WHERE id = '"
+                + poison.id() + "'");
+        List<String> expected = new ArrayList<>(List.of(before.id().toString(), poison.id().toString(),
+                after.id().toString()));
+        expected.addAll(waiting);
+        expected.addAll(others);
+        assertDelivered(prefix + ".Retry", expected);
+        awaitNothingUnsent();
+    }
+
+    @Test
     final void withSkipLaterEventsOfAPoisonedKeyFlowOn() throws Exception {
         Row poison = new Row(UUID.randomUUID(), "Skip", "p", "Happened", "{\"n\": 1}", "[1]");
         Row after = Row.of("Skip", "p", 2);
@@ -284,6 +299,20 @@ public abstract class RelayContract {
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
     }
 
+    @Test
+    final void sentRowsArePurgedAfterTheRetentionButDeadLettersAndUnsentRowsStay() throws Exception {
+        Row poison = new Row(UUID.randomUUID(), "Purge", "d", "Happened", "{\"n\": 1}", "\"not an object\"");
+        writer.insert(List.of(poison));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1", RETENTION, "1s",
+                PURGE_INTERVAL, "1s"));
+        List<String> ids = writer.insert(List.of(Row.of("Purge", "a", 1), Row.of("Purge", "b", 1)));
+        assertDelivered(prefix + ".Purge", ids);
+        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL")
+                == 0);
+        assertThat(database.queryLong("SELECT count(*) FROM outbox")).as("the dead letter is kept").isEqualTo(1);
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     private RelayHandle relay(Map<String, String> options) throws Exception {
@@ -323,21 +352,14 @@ public abstract class RelayContract {
     }
 
     /**
-     * Other keys flow, the poisoned key's earlier event is out, its later event waits unsent (BLOCK); or, for a
-     * source that does not block (see {@link #deadLetterBlocksItsKeyByDefault()}), the later event follows the
-     * earlier one and is marked sent.
+     * Other keys flow, the poisoned key's earlier event is out, its later event waits unsent ({@code --on-poison
+     * block}, the default in every mode).
      */
     private void assertLaterEventsOfKeyWait(String topic, String type, Row before, Row after, List<String> others) {
         List<String> expected = new ArrayList<>(others);
         expected.add(before.id().toString());
         // Written after the dead letter: once these are out, the relay has had every chance to send `after`.
         expected.addAll(writer.insert(List.of(Row.of(type, "late-1", 1), Row.of(type, "late-2", 1))));
-        if (!deadLetterBlocksItsKeyByDefault()) {
-            expected.add(expected.indexOf(before.id().toString()) + 1, after.id().toString());
-            assertDelivered(topic, expected);
-            awaitNothingUnsent();
-            return;
-        }
         assertDelivered(topic, expected);
         assertThat(ids(reader.readAll(topic))).as("later event of the dead-lettered key waits")
                 .doesNotContain(after.id().toString());

@@ -1,0 +1,279 @@
+package dev.outboxrelay.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.KeyParking.Reason;
+import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.delivery.TopicLimits;
+import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CDC pipeline's send and settle halves against a fake publisher and a fake row store: no PostgreSQL, no
+ * Kafka. What a consumer sees on a real broker is the contract suites' job; this pins the decisions.
+ */
+class BatchPublisherTest {
+
+    private final FakePublisher kafka = new FakePublisher();
+    private final FakeRows rows = new FakeRows();
+    private final KeyParking parking = KeyParking.create();
+    private TopicLimits topics = TopicLimits.unknown();
+
+    private BatchPublisher publisher(OnPoison onPoison) {
+        CdcSettings settings = CdcSettings.builder("jdbc:postgresql://localhost:5432/app", "relay", null)
+                .maxAttempts(2).onPoison(onPoison).build();
+        return new BatchPublisher(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, settings,
+                RelayListener.none(), rows, () -> false);
+    }
+
+    @Test
+    void aRowIsMarkedOnlyAfterKafkaAcknowledgedIt() throws Exception {
+        kafka.answer = r -> new CompletableFuture<>(); // answered later, by hand
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item a = item("Order", "k1");
+        BatchPublisher.Item b = item("Order", "k2");
+        SentBatch sent = p.send(List.of(a, b), false);
+        assertThat(rows.acknowledged).isEmpty();
+        assertThat(sent.answered()).isFalse();
+
+        kafka.pending.forEach(f -> f.complete(metadata()));
+        p.settleAll(List.of(sent));
+        assertThat(rows.acknowledged).containsExactly(a.id(), b.id());
+    }
+
+    @Test
+    void aRowsFaultChargesAnAttemptAndParksOnlyItsKey() throws Exception {
+        kafka.answer = r -> key(r).equals("bad") ? failed(new RecordTooLargeException("over the limit")) : acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item bad = item("Order", "bad");
+        BatchPublisher.Item good = item("Order", "good");
+        p.settleAll(List.of(p.send(List.of(bad, good), false)));
+
+        assertThat(rows.acknowledged).containsExactly(good.id());
+        assertThat(rows.attempts).containsEntry(bad.id(), 1);
+        assertThat(parking.reasonOf("bad")).isEqualTo(Reason.ROW_RETRY);
+        assertThat(parking.isParked("good")).isFalse();
+
+        // The stream leaves the bad key's next event in the table and sends the others.
+        kafka.sent.clear();
+        SentBatch next = p.send(List.of(item("Order", "bad"), item("Order", "good")), false);
+        assertThat(next.parked).isEqualTo(1);
+        assertThat(kafka.sent).extracting(BatchPublisherTest::key).containsExactly("good");
+    }
+
+    @Test
+    void laterEventsOfAKeyAcknowledgedAfterItFailedAreNotMarked() throws Exception {
+        List<UUID> failing = new ArrayList<>();
+        kafka.answer = r -> failing.contains(id(r)) ? failed(new RecordTooLargeException("big")) : acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item first = item("Order", "k");
+        BatchPublisher.Item second = item("Order", "k");
+        failing.add(first.id());
+        p.settleAll(List.of(p.send(List.of(first, second), false)));
+        assertThat(rows.acknowledged).as("the second overtook the first: published again after it").isEmpty();
+        assertThat(parking.isParked("k")).isTrue();
+    }
+
+    @Test
+    void aTopicsFaultParksItsKeysWithoutAnAttemptAndTheTopicIsNotSentToMeanwhile() throws Exception {
+        kafka.answer = r -> r.topic().equals("t.Secret")
+                ? failed(new TopicAuthorizationException(Set.of("t.Secret"))) : acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item denied = item("Secret", "s1");
+        BatchPublisher.Item fine = item("Order", "o1");
+        p.settleAll(List.of(p.send(List.of(denied, fine), false)));
+        assertThat(rows.attempts).as("no attempt counted").isEmpty();
+        assertThat(rows.acknowledged).containsExactly(fine.id());
+        assertThat(parking.reasonOf("s1")).isEqualTo(Reason.TOPIC);
+
+        kafka.sent.clear();
+        SentBatch next = p.send(List.of(item("Secret", "s2"), item("Order", "o2")), false);
+        assertThat(kafka.sent).extracting(ProducerRecord::topic).containsExactly("t.Order");
+        assertThat(parking.reasonOf("s2")).as("another key of the held topic").isEqualTo(Reason.TOPIC);
+        assertThat(next.parked).isEqualTo(1);
+    }
+
+    @Test
+    void aBrokerWideFailureIsRetriedWithoutChargingAttempts() throws Exception {
+        int[] calls = {0};
+        kafka.answer = r -> calls[0]++ == 0 ? failed(new NetworkException("broker gone")) : acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item event = item("Order", "k");
+        p.settleAll(List.of(p.send(List.of(event), false)));
+        assertThat(calls[0]).isEqualTo(2);
+        assertThat(rows.attempts).isEmpty();
+        assertThat(rows.acknowledged).containsExactly(event.id());
+        assertThat(parking.size()).isZero();
+    }
+
+    @Test
+    void withBlockADeadLetterKeepsItsKeyParkedAndWithSkipItsLaterEventsFlow() throws Exception {
+        kafka.answer = r -> acked();
+        BatchPublisher block = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item poison = BatchPublisher.Item.malformed(UUID.randomUUID(), "p", "headers must be a JSON object");
+        BatchPublisher.Item after = item("Order", "p");
+        block.settleAll(List.of(block.send(List.of(poison, after), false)));
+        assertThat(rows.attempts).as("a malformed row uses its attempts at once").containsEntry(poison.id(), 2);
+        assertThat(parking.reasonOf("p")).isEqualTo(Reason.DEAD_LETTER);
+        assertThat(rows.acknowledged).doesNotContain(after.id());
+
+        BatchPublisher skip = publisher(OnPoison.SKIP);
+        BatchPublisher.Item poison2 = BatchPublisher.Item.malformed(UUID.randomUUID(), "q", "bad headers");
+        BatchPublisher.Item after2 = item("Order", "q");
+        skip.settleAll(List.of(skip.send(List.of(poison2, after2), false)));
+        assertThat(parking.isParked("q")).isFalse();
+        assertThat(rows.acknowledged).contains(after2.id());
+    }
+
+    @Test
+    void aRecordLargerThanItsTopicTakesTravelsAloneAndHoldsBackTheRestOfItsKey() throws Exception {
+        topics = new TopicLimits() {
+            @Override
+            public int maxMessageBytes(String topic) {
+                return 300;
+            }
+
+            @Override
+            public void unusable(String topic, Throwable cause) {
+            }
+
+            @Override
+            public void published(String topic) {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        kafka.answer = r -> acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item small = item("Order", "k");
+        BatchPublisher.Item big = BatchPublisher.Item.of(new OutboxEvent(UUID.randomUUID(), "Order", "k", "Happened",
+                "{\"blob\": \"" + "x".repeat(400) + "\"}", Map.of(), Instant.now()));
+        BatchPublisher.Item later = item("Order", "k");
+        SentBatch sent = p.send(List.of(small, big, later), false);
+        assertThat(kafka.flushes).as("flushed before and after the big record").isEqualTo(2);
+        assertThat(sent.parked).as("the rest of its key waits until it is answered").isEqualTo(1);
+        p.settleAll(List.of(sent));
+        assertThat(rows.acknowledged).containsExactly(small.id(), big.id());
+        assertThat(parking.due()).as("answered: the drainer may publish the rest").extracting(KeyParking.Hold::key)
+                .containsExactly("k");
+    }
+
+    @Test
+    void theDrainerSendsTheEventsOfAParkedKey() throws Exception {
+        kafka.answer = r -> acked();
+        parking.park("k", Reason.TOPIC, "topic t.Order");
+        BatchPublisher p = publisher(OnPoison.BLOCK);
+        BatchPublisher.Item event = item("Order", "k");
+        assertThat(p.send(List.of(event), false).parked).as("the stream leaves it").isEqualTo(1);
+        SentBatch drained = p.send(List.of(event), true);
+        p.settleAll(List.of(drained));
+        assertThat(rows.acknowledged).containsExactly(event.id());
+    }
+
+    private static BatchPublisher.Item item(String type, String key) {
+        return BatchPublisher.Item.of(new OutboxEvent(UUID.randomUUID(), type, key, "Happened", "{}", Map.of(),
+                Instant.now()));
+    }
+
+    private static String key(ProducerRecord<byte[], byte[]> r) {
+        return new String(r.key(), StandardCharsets.UTF_8);
+    }
+
+    private static UUID id(ProducerRecord<byte[], byte[]> r) {
+        return UUID.fromString(new String(r.headers().lastHeader(EventRouter.HEADER_ID).value(), StandardCharsets.UTF_8));
+    }
+
+    private static RecordMetadata metadata() {
+        return new RecordMetadata(new TopicPartition("t", 0), 0, 0, 0, 0, 0);
+    }
+
+    private static CompletableFuture<RecordMetadata> acked() {
+        return CompletableFuture.completedFuture(metadata());
+    }
+
+    private static CompletableFuture<RecordMetadata> failed(Exception e) {
+        // Answered asynchronously, as the producer's callback does.
+        CompletableFuture<RecordMetadata> f = new CompletableFuture<>();
+        CompletableFuture.delayedExecutor(5, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .execute(() -> f.completeExceptionally(e));
+        return f;
+    }
+
+    /** Answers each record as told; remembers what was sent. */
+    private static final class FakePublisher implements EventPublisher {
+        Function<ProducerRecord<byte[], byte[]>, CompletableFuture<RecordMetadata>> answer = r -> acked();
+        final List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
+        final List<CompletableFuture<RecordMetadata>> pending = new ArrayList<>();
+
+        @Override
+        public CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
+            sent.add(record);
+            CompletableFuture<RecordMetadata> f = answer.apply(record);
+            pending.add(f);
+            return f;
+        }
+
+        int flushes;
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+
+        @Override
+        public void close(Duration timeout) {
+        }
+    }
+
+    /** The outbox table as far as the pipeline writes it: marks and attempts; dead at max attempts. */
+    private static final class FakeRows implements RowStore {
+        final List<UUID> acknowledged = new ArrayList<>();
+        final Map<UUID, Integer> attempts = new HashMap<>();
+
+        @Override
+        public void acknowledge(List<UUID> ids) {
+            acknowledged.addAll(ids);
+        }
+
+        @Override
+        public Collection<UUID> record(List<UUID> acked, List<Failure> failures, int maxAttempts) {
+            acknowledged.addAll(acked);
+            List<UUID> dead = new ArrayList<>();
+            for (Failure f : failures) {
+                if (attempts.merge(f.id(), 1, Integer::sum) >= maxAttempts && !dead.contains(f.id())) {
+                    dead.add(f.id());
+                }
+            }
+            return dead;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

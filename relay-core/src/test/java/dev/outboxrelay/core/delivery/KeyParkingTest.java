@@ -1,0 +1,84 @@
+package dev.outboxrelay.core.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outboxrelay.core.delivery.KeyParking.Hold;
+import dev.outboxrelay.core.delivery.KeyParking.Reason;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class KeyParkingTest {
+
+    private final AtomicLong now = new AtomicLong(0);
+    private final KeyParking parking = KeyParking.create(now::get);
+
+    @Test
+    void onlyAParkedKeyHoldsItsEventsBack() {
+        assertThat(parking.parkIfHeld("a")).isFalse();
+        parking.park("a", Reason.TOPIC, "topic t");
+        assertThat(parking.parkIfHeld("a")).isTrue();
+        assertThat(parking.parkIfHeld("b")).as("other keys flow").isFalse();
+        assertThat(parking.parkIfHeld(null)).isFalse();
+        assertThat(parking.countByReason()).isEqualTo(Map.of(Reason.TOPIC, 1));
+    }
+
+    @Test
+    void aKeyIsDueAfterItsReasonsInterval() {
+        parking.park("topic", Reason.TOPIC, "t");
+        parking.park("dead", Reason.DEAD_LETTER, "id");
+        parking.park("risk", Reason.AT_RISK, "big record");
+        assertThat(parking.due()).as("nothing due at once").isEmpty();
+        parking.dueNow("risk"); // the risky record was acknowledged
+        assertThat(parking.due()).extracting(Hold::key).containsExactly("risk");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+        assertThat(parking.due()).extracting(Hold::key).containsExactlyInAnyOrder("risk", "dead");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(TopicLimits.RETRY_UNUSABLE_SECONDS));
+        assertThat(parking.due()).extracting(Hold::key).containsExactlyInAnyOrder("risk", "dead", "topic");
+    }
+
+    @Test
+    void rowRetriesBackOffLongerEachTimeInARowUpToTenSeconds() {
+        for (int retry = 1; retry <= 10; retry++) {
+            long parkedAt = now.get();
+            parking.park("k", Reason.ROW_RETRY, "RecordTooLarge");
+            long ceiling = TimeUnit.MILLISECONDS.toNanos(Math.min(10_000, 200L << (retry - 1)));
+            now.set(parkedAt + ceiling / 2 - 1);
+            assertThat(parking.due()).as("retry %d not due before half its ceiling", retry).isEmpty();
+            now.set(parkedAt + ceiling);
+            assertThat(parking.due()).as("retry %d due at its ceiling", retry).singleElement()
+                    .extracting(Hold::retries).isEqualTo(retry);
+        }
+        parking.park("k", Reason.TOPIC, "t");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(TopicLimits.RETRY_UNUSABLE_SECONDS));
+        assertThat(parking.due().get(0).retries()).as("another reason starts over").isZero();
+    }
+
+    @Test
+    void theDrainerReleasesOnlyWhenNothingWasParkedSinceItLooked() {
+        parking.park("k", Reason.AT_RISK, "big");
+        parking.dueNow("k");
+        Hold looked = parking.due().get(0);
+        assertThat(parking.parkIfHeld("k")).isTrue(); // the stream parks one more event meanwhile
+        assertThat(parking.releaseIfUnchanged("k", looked.parkedEvents())).isFalse();
+        assertThat(parking.isParked("k")).isTrue();
+
+        Hold again = parking.due().get(0);
+        assertThat(parking.releaseIfUnchanged("k", again.parkedEvents())).isTrue();
+        assertThat(parking.isParked("k")).isFalse();
+        assertThat(parking.parkIfHeld("k")).as("the stream sends the key's events again").isFalse();
+    }
+
+    @Test
+    void recheckingCountsNoEventAndKeepsTheKeyParked() {
+        parking.park("k", Reason.DEAD_LETTER, "id");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+        Hold looked = parking.due().get(0);
+        parking.recheckLater("k", Reason.DEAD_LETTER, "id");
+        assertThat(parking.due()).isEmpty();
+        assertThat(parking.releaseIfUnchanged("k", looked.parkedEvents())).isTrue();
+        assertThat(parking.size()).isZero();
+    }
+
+}

@@ -1,0 +1,104 @@
+package dev.outboxrelay.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import dev.outboxrelay.testkit.contract.OutboxWriter.Row;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The topic's failure class, the same for every source: on a broker that does not create topics on first use
+ * (the usual production setting), events routed to a topic that does not exist wait with their keys, no attempt
+ * counted, while every other key and topic flows; once the topic is created they go out by themselves, in
+ * per-key order, without a restart. A source module subclasses this once, like {@link RelayContract}; the
+ * broker is a dedicated one with {@code auto.create.topics.enable=false}.
+ */
+public abstract class TopicFailureContract {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Where the relay's topic lookups log (relay-core {@code TopicLimits}); the test kit does not see the class. */
+    private static final String TOPIC_LIMITS_LOGGER = "dev.outboxrelay.core.delivery.TopicLimits";
+
+    private TestKafka kafka;
+    private TestDatabase database;
+    private RelayHandle relay;
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+    /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
+    protected abstract void migrate(TestDatabase database, String table) throws Exception;
+
+    /** Starts one relay instance, as {@link RelayContract#startRelay}; options use the CLI's names. */
+    protected abstract RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) throws Exception;
+
+    @BeforeEach
+    final void startBrokerWithoutAutoCreation() throws Exception {
+        kafka = TestKafka.start(Map.of("auto.create.topics.enable", "false"));
+        database = TestPostgres.shared().createDatabase("topicfail");
+        migrate(database, RelayContract.TABLE);
+        logs.start();
+        ((Logger) LoggerFactory.getLogger(TOPIC_LIMITS_LOGGER)).addAppender(logs);
+    }
+
+    @AfterEach
+    final void stopEverything() {
+        ((Logger) LoggerFactory.getLogger(TOPIC_LIMITS_LOGGER)).detachAppender(logs);
+        if (relay != null) {
+            relay.close();
+        }
+        kafka.close();
+        database.drop();
+    }
+
+    @Test
+    final void eventsForAMissingTopicWaitWithTheirKeysWhileOtherTopicsFlowAndFollowOnceItIsCreated()
+            throws Exception {
+        kafka.createTopic("tf.Present", 1);
+        OutboxWriter writer = new OutboxWriter(database, RelayContract.TABLE);
+        List<String> missing = new ArrayList<>(writer.insert(List.of(Row.of("Missing", "m", 1))));
+        List<String> present = new ArrayList<>(writer.insert(List.of(Row.of("Present", "p", 1))));
+        missing.addAll(writer.insert(List.of(Row.of("Missing", "m", 2))));
+        present.addAll(writer.insert(List.of(Row.of("Present", "p", 2))));
+        relay = startRelay(new RelayEnvironment(database, RelayContract.TABLE, kafka),
+                Map.of(RelayContract.TOPIC_TEMPLATE, "tf.${aggregateType}"));
+
+        assertInOrder("tf.Present", present);
+        // The stream goes on past the waiting events: later events of other topics still arrive.
+        missing.addAll(writer.insert(List.of(Row.of("Missing", "m", 3))));
+        present.addAll(writer.insert(List.of(Row.of("Present", "p", 3), Row.of("Present", "q", 1))));
+        assertInOrder("tf.Present", present);
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE aggregate_type = 'Missing'"
+                + " AND sent_at IS NULL AND attempts = 0 AND dead_lettered_at IS NULL"))
+                .as("waiting, no attempt counted").isEqualTo(3);
+        assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.WARN)
+                .extracting(ILoggingEvent::getFormattedMessage).containsExactly("Topic tf.Missing does not exist and"
+                        + " the cluster does not create topics on first use: events routed to it wait, and hold back"
+                        + " later events of their keys, until it is created");
+
+        kafka.createTopic("tf.Missing", 1);
+        assertInOrder("tf.Missing", missing);
+        await().atMost(WAIT).until(() -> writer.unsent() == 0);
+    }
+
+    private void assertInOrder(String topic, List<String> expected) {
+        DeliveryReport report = DeliveryReport.of(TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(expected),
+                WAIT), expected);
+        assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
+    }
+}
