@@ -62,14 +62,13 @@ final class ParkedKeyDrainer implements AutoCloseable {
         this.pageSize = pageSize;
         String t = table.quoted();
         String live = "dead_lettered_at IS NOT NULL AND discarded_at IS NULL";
-        this.fetchSql = "SELECT o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
-                + " o.headers::text, o.created_at FROM " + t + " o WHERE o.aggregate_id = ? AND o.sent_at IS NULL"
-                + " AND o.dead_lettered_at IS NULL"
-                + (onPoison == OnPoison.BLOCK ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.aggregate_id ="
-                        + " o.aggregate_id AND d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
-                        + " AND d.seq < o.seq)" : "")
-                + " ORDER BY o.seq LIMIT ?";
-        this.liveDeadLetterSql = "SELECT id FROM " + t + " WHERE aggregate_id = ? AND " + live + " ORDER BY seq LIMIT 1";
+        // Bounded by the key's live dead letter (with block): the scan of the unsent rows' index stops there.
+        this.fetchSql = "SELECT id, aggregate_type, aggregate_id, event_type, payload::text, headers::text,"
+                + " created_at FROM " + t + " WHERE aggregate_id = ? AND sent_at IS NULL AND dead_lettered_at IS NULL"
+                + " AND seq < ? ORDER BY seq LIMIT ?";
+        // Through the live dead letters' index, so a key waiting behind one costs one index probe per look.
+        this.liveDeadLetterSql = "SELECT id, seq FROM " + t + " WHERE aggregate_id = ? AND " + live
+                + " ORDER BY seq LIMIT 1";
         this.deadLetteredKeysSql = "SELECT DISTINCT aggregate_id FROM " + t + " WHERE " + live;
         this.thread = new Thread(this::run, "outbox-relay-cdc-parked");
         this.thread.setDaemon(true);
@@ -137,11 +136,11 @@ final class ParkedKeyDrainer implements AutoCloseable {
     /** One look at a due key: publish what waits, or release the key, or keep it parked behind its dead letter. */
     private void drain(Hold hold) throws SQLException, InterruptedException {
         String key = hold.key();
-        List<BatchPublisher.Item> rows = fetch(key);
+        DeadLetter deadLetter = onPoison == OnPoison.BLOCK ? liveDeadLetter(key) : null;
+        List<BatchPublisher.Item> rows = fetch(key, deadLetter == null ? Long.MAX_VALUE : deadLetter.seq());
         if (rows.isEmpty()) {
-            String deadLetter = onPoison == OnPoison.BLOCK ? liveDeadLetter(key) : null;
             if (deadLetter != null) {
-                parking.recheckLater(key, Reason.DEAD_LETTER, "event " + deadLetter);
+                parking.recheckLater(key, Reason.DEAD_LETTER, "event " + deadLetter.id());
             } else if (parking.releaseIfUnchanged(key, hold.parkedEvents())) {
                 LOG.debug("Key {} released: nothing of it waits in {}", key, table);
             }
@@ -162,11 +161,13 @@ final class ParkedKeyDrainer implements AutoCloseable {
         }
     }
 
-    private List<BatchPublisher.Item> fetch(String key) throws SQLException {
+    /** The key's unsent live rows below {@code beforeSeq}, in seq order, at most a page. */
+    private List<BatchPublisher.Item> fetch(String key, long beforeSeq) throws SQLException {
         List<BatchPublisher.Item> rows = new ArrayList<>();
         try (PreparedStatement ps = connection().prepareStatement(fetchSql)) {
             ps.setString(1, key);
-            ps.setInt(2, pageSize);
+            ps.setLong(2, beforeSeq);
+            ps.setInt(3, pageSize);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     UUID id = rs.getObject(1, UUID.class);
@@ -182,11 +183,15 @@ final class ParkedKeyDrainer implements AutoCloseable {
         return rows;
     }
 
-    private String liveDeadLetter(String key) throws SQLException {
+    /** The key's oldest live dead letter. */
+    private record DeadLetter(String id, long seq) {
+    }
+
+    private DeadLetter liveDeadLetter(String key) throws SQLException {
         try (PreparedStatement ps = connection().prepareStatement(liveDeadLetterSql)) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
+                return rs.next() ? new DeadLetter(rs.getString(1), rs.getLong(2)) : null;
             }
         }
     }

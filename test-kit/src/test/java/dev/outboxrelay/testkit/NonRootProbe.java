@@ -1,7 +1,7 @@
 package dev.outboxrelay.testkit;
 
 /**
- * Entry point of the child JVM started by {@link NonRootStartTest}: starts a dedicated {@link TestPostgres}
+ * Entry point of the child JVM started by {@link NonRootStartIT}: starts a dedicated {@link TestPostgres}
  * as whatever (non-root) user runs it and prints one line for the parent to check.
  */
 public final class NonRootProbe {

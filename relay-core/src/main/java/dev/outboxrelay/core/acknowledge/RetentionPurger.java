@@ -1,10 +1,12 @@
 package dev.outboxrelay.core.acknowledge;
 
+import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,8 @@ public final class RetentionPurger implements AutoCloseable {
     private final Sessions sessions;
     private final BooleanSupplier shouldRun;
     private final String purgeSql;
+    /** Touched by the timer thread only. */
+    private boolean missingDeleteReported;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "outbox-relay-purge");
         t.setDaemon(true);
@@ -85,11 +89,29 @@ public final class RetentionPurger implements AutoCloseable {
         }
     }
 
-    /** Purges until a statement deletes less than a full batch; returns the number of rows deleted. */
+    /**
+     * Purges until a statement deletes less than a full batch; returns the number of rows deleted. A role without
+     * DELETE on the table purges nothing: that is said once, as a WARN with the GRANT that fixes it, and the relay
+     * goes on relaying (the table only grows).
+     */
     public long purge() throws SQLException {
         long total = 0;
         try (Connection c = sessions.open()) {
             c.setAutoCommit(true);
+            TableAccess.Missing missing = TableAccess.missingPrivileges(c, table, List.of("DELETE"));
+            if (missing != null) {
+                if (!missingDeleteReported) {
+                    missingDeleteReported = true;
+                    LOG.warn("Sent rows of {} are not purged: role '{}' lacks DELETE on it ({}); they are kept until"
+                            + " it may delete them: {}", table, missing.role(), "--retention " + retention,
+                            missing.grant());
+                }
+                return 0;
+            }
+            if (missingDeleteReported) {
+                missingDeleteReported = false;
+                LOG.info("Role may delete from {} now; purging sent rows older than {}", table, retention);
+            }
             // No explicit sorts: the oldest sent rows are read in order from the sent_at index, never by sorting
             // every sent row (the outbox's statistics are stale by design).
             try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false),"

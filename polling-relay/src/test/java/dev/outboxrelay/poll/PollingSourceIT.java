@@ -1,0 +1,215 @@
+package dev.outboxrelay.poll;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ReadRecord;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import dev.outboxrelay.testkit.contract.OutboxWriter;
+import dev.outboxrelay.testkit.contract.Workload;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** Poll-specific behaviour beyond the contract: coordination, outages, purge. */
+class PollingSourceIT {
+
+    private static final String TABLE = "public.outbox";
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final List<PollingSource> sources = new ArrayList<>();
+    private TestDatabase database;
+    private TestKafka kafka;
+    private OutboxWriter writer;
+    private TopicReader reader;
+    private String prefix;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = TestPostgres.shared().createDatabase("poll");
+        PollingRelays.migrate(database, TABLE);
+        kafka = TestKafka.shared();
+        writer = new OutboxWriter(database, TABLE);
+        reader = TopicReader.of(kafka);
+        prefix = "poll-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        sources.forEach(PollingSource::close);
+        if (!kafka.isRunning()) {
+            kafka.restart();
+        }
+        database.drop();
+    }
+
+    private PollingSource start(PollSettings.Builder settings, Map<String, String> producer, RelayListener listener) {
+        Map<String, String> options = Map.of("topic-template", prefix + ".${aggregateType}");
+        PollingSource s = PollingRelays.start(settings.build(), database, kafka.bootstrapServers(), options, producer,
+                listener);
+        sources.add(s);
+        return s;
+    }
+
+    private PollingSource start() {
+        return start(PollingRelays.settings(TABLE, Map.of()), Map.of(), RelayListener.none());
+    }
+
+    private void assertDelivered(String topic, List<String> expected) {
+        List<ReadRecord> records = reader.readUntilIds(topic, new HashSet<>(expected), WAIT);
+        DeliveryReport report = DeliveryReport.of(records, expected);
+        assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
+    }
+
+    @Test
+    void onlyOneInstancePollsAndAStandbyTakesOverWhenTheLockSessionDies() throws Exception {
+        PollingSource a = start();
+        PollingSource b = start();
+        await().atMost(WAIT).until(() -> a.isActive() || b.isActive());
+        Thread.sleep(500);
+        assertThat(a.isActive() && b.isActive()).as("never two active pollers").isFalse();
+        Workload load = Workload.start(writer, "Failover", 10, 300, 2, 1);
+        reader.read(prefix + ".Failover", 500, WAIT);
+        // Kill the active poller's session from the server side: its lock is gone, the standby must take over.
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'poll-test'"
+                + " AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)");
+        assertDelivered(prefix + ".Failover", load.join());
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+        assertThat(a.isActive() && b.isActive()).isFalse();
+    }
+
+    @Test
+    void kafkaOutageLongerThanTheDeliveryTimeoutCostsNoAttempts() throws Exception {
+        AtomicInteger outages = new AtomicInteger();
+        AtomicInteger recoveries = new AtomicInteger();
+        RelayListener listener = new RelayListener() {
+            @Override
+            public void outage(String what, Throwable cause) {
+                outages.incrementAndGet();
+            }
+
+            @Override
+            public void recovered() {
+                recoveries.incrementAndGet();
+            }
+        };
+        PollingSource source = start(PollingRelays.settings(TABLE, Map.of("max-attempts", "1")),
+                Map.of("delivery.timeout.ms", "1500", "request.timeout.ms", "1000", "max.block.ms", "1000"), listener);
+        List<String> first = writer.insert(List.of(OutboxWriter.Row.of("Down", "k", 1)));
+        assertDelivered(prefix + ".Down", first);
+        kafka.stop();
+        List<String> during = new ArrayList<>(first);
+        for (int i = 2; i < 50; i++) {
+            during.addAll(writer.insert(List.of(OutboxWriter.Row.of("Down", "k", i))));
+        }
+        await().atMost(WAIT).until(() -> outages.get() > 0 && !source.isHealthy());
+        Thread.sleep(4000); // several delivery timeouts pass while the broker is gone
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE attempts > 0 OR dead_lettered_at IS NOT NULL"))
+                .as("an outage is not the rows' fault").isZero();
+        kafka.restart();
+        assertDelivered(prefix + ".Down", during);
+        await().atMost(WAIT).until(() -> recoveries.get() > 0 && source.isHealthy());
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+    }
+
+    @Test
+    void aLateCommitIsPublishedInKeyOrderWhileNewerRowsKeepFlowing() throws Exception {
+        start(PollingRelays.settings(TABLE, Map.of()).pollInterval(Duration.ofSeconds(2)), Map.of(),
+                RelayListener.none());
+        try (Connection late = database.connect()) {
+            late.setAutoCommit(false);
+            List<String> lateIds = writer.insert(late, List.of(OutboxWriter.Row.of("Late", "late-key", 1)));
+            // Thousands of newer rows are published and marked meanwhile, far above the late row's seq.
+            List<String> all = new ArrayList<>(Workload.start(writer, "Late", 10, 300, 2, 0).join());
+            assertDelivered(prefix + ".Late", all);
+            late.commit();
+            all.addAll(lateIds);
+            // The key's next event commits right after: it must not overtake the late one (a seq floor did).
+            all.addAll(writer.insert(List.of(OutboxWriter.Row.of("Late", "late-key", 2))));
+            assertDelivered(prefix + ".Late", all);
+        }
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+    }
+
+    @Test
+    void databaseConnectionLossIsSurvived() throws Exception {
+        start();
+        Workload load = Workload.start(writer, "DbLoss", 10, 300, 2, 1);
+        reader.read(prefix + ".DbLoss", 300, WAIT);
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'poll-test'");
+        assertDelivered(prefix + ".DbLoss", load.join());
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+    }
+
+    @Test
+    void sentRowsArePurgedAfterTheRetentionInBoundedBatches() throws Exception {
+        start(PollingRelays.settings(TABLE, Map.of()).retention(Duration.ofMillis(1))
+                .purgeInterval(Duration.ofMillis(300)).purgeBatchSize(7), Map.of(), RelayListener.none());
+        List<String> ids = Workload.write(writer, "Purge", 5, 20, 1, 0);
+        assertDelivered(prefix + ".Purge", ids);
+        await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
+    }
+
+    @Test
+    void aRoleThatMayNotDeleteRelaysAndSaysOnceWhyNothingIsPurgedUntilGranted() throws Exception {
+        database.execute("REVOKE DELETE ON outbox FROM " + database.relayUser());
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        logs.start();
+        Logger log = (Logger) LoggerFactory.getLogger(RetentionPurger.class);
+        log.addAppender(logs);
+        try {
+            start(PollingRelays.settings(TABLE, Map.of()).retention(Duration.ofMillis(1))
+                    .purgeInterval(Duration.ofMillis(200)), Map.of(), RelayListener.none());
+            List<String> ids = Workload.write(writer, "NoDelete", 5, 20, 1, 0);
+            assertDelivered(prefix + ".NoDelete", ids);
+            await().atMost(WAIT).until(() -> logs.list.stream().anyMatch(e -> e.getLevel() == Level.WARN));
+            Thread.sleep(600); // a few more purge rounds: still one WARN
+            assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                    .extracting(ILoggingEvent::getFormattedMessage).asString()
+                    .contains("are not purged: role '" + database.relayUser() + "' lacks DELETE",
+                            "GRANT DELETE ON \"public\".\"outbox\"");
+            assertThat(database.queryLong("SELECT count(*) FROM outbox")).isEqualTo(ids.size());
+
+            database.execute("GRANT DELETE ON outbox TO " + database.relayUser());
+            await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
+        } finally {
+            log.detachAppender(logs);
+        }
+    }
+
+    @Test
+    void deadLetteredRowsAreNotPurgedAndGoToTheDeadLetterTopic() throws Exception {
+        String dlt = prefix + "-dead";
+        start(PollingRelays.settings(TABLE, Map.of("max-attempts", "1")).deadLetterTopic(dlt)
+                .retention(Duration.ofMillis(1)).purgeInterval(Duration.ofMillis(300)), Map.of(), RelayListener.none());
+        UUID poison = UUID.randomUUID();
+        writer.insert(List.of(new OutboxWriter.Row(poison, "Dead", "d", "Happened", "{\"n\": 1}", "\"text\"")));
+        List<ReadRecord> dead = reader.readUntilIds(dlt, java.util.Set.of(poison.toString()), WAIT);
+        assertThat(dead).anySatisfy(r -> {
+            assertThat(r.id()).isEqualTo(poison.toString());
+            assertThat(r.key()).isEqualTo("d");
+            assertThat(r.headers().get("dead_letter_reason")).contains("must be a JSON object");
+        });
+        Thread.sleep(1000);
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE dead_lettered_at IS NOT NULL")).isEqualTo(1);
+    }
+}
