@@ -3,6 +3,7 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import dev.outboxrelay.core.delivery.Backoff;
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.delivery.FailureClass;
 import dev.outboxrelay.core.delivery.Failures;
 import dev.outboxrelay.core.delivery.KeyParking;
@@ -16,8 +17,10 @@ import dev.outboxrelay.core.route.EventRouter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -53,14 +56,23 @@ final class BatchPublisher {
     private static final Duration MIN_BACKOFF = Duration.ofMillis(200);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
-    /** One row to publish: the event, or why it cannot be made into one (then the key if it could be read). */
-    record Item(UUID id, String key, OutboxEvent event, String malformedReason) {
+    /**
+     * One row to publish: the event, or why it cannot be made into one and the columns as read (for the
+     * dead-letter topic's copy).
+     */
+    record Item(UUID id, String key, OutboxEvent event, String malformedReason, DeadLetterTopic.DyingEvent raw) {
         static Item of(OutboxEvent event) {
-            return new Item(event.id(), event.aggregateId(), event, null);
+            return new Item(event.id(), event.aggregateId(), event, null, null);
         }
 
-        static Item malformed(UUID id, String key, String reason) {
-            return new Item(id, key, null, reason);
+        static Item malformed(DeadLetterTopic.DyingEvent raw, String reason) {
+            return new Item(raw.id(), raw.aggregateId(), null, reason, raw);
+        }
+
+        /** The dead-letter topic's copy of this row. */
+        DeadLetterTopic.DyingEvent dying() {
+            return raw != null ? raw : new DeadLetterTopic.DyingEvent(id, event.aggregateType(), event.aggregateId(),
+                    event.eventType(), event.payload());
         }
     }
 
@@ -74,6 +86,8 @@ final class BatchPublisher {
     private final KeyParking parking;
     private final TopicLimits limits;
     private final RowStore rows;
+    /** Null without {@code --dead-letter-topic}. */
+    private final DeadLetterTopic deadLetters;
     private volatile boolean inOutage;
 
     BatchPublisher(EventRouter router, EventPublisher publisher, TopicLimits limits, KeyParking parking,
@@ -87,6 +101,7 @@ final class BatchPublisher {
         this.listener = listener;
         this.closed = closed;
         this.rows = rows;
+        this.deadLetters = settings.deadLetterTopic().map(t -> new DeadLetterTopic(t, publisher)).orElse(null);
     }
 
     boolean inOutage() {
@@ -210,7 +225,9 @@ final class BatchPublisher {
         while (true) {
             Round round = collect(sent);
             published += round.acked.size();
-            parkFailedKeys(round.failures, round.failedKeys, rows.record(round.acked, round.failures, maxAttempts));
+            List<Failure> failures = deadLetters == null || round.failures.isEmpty() ? round.failures
+                    : withDeadLetterCopies(round);
+            parkFailedKeys(failures, round.keys, rows.record(round.acked, failures, maxAttempts));
             if (round.retry.isEmpty()) {
                 break;
             }
@@ -230,9 +247,45 @@ final class BatchPublisher {
     private static final class Round {
         final List<UUID> acked = new ArrayList<>();
         final List<Failure> failures = new ArrayList<>();
-        final List<String> failedKeys = new ArrayList<>();
+        /** The failed rows by id: their keys, and what their dead-letter copy is made of. */
+        final Map<UUID, Item> failedItems = new HashMap<>();
+        final Map<UUID, String> keys = new HashMap<>();
         final List<Item> retry = new ArrayList<>();
         Throwable outage;
+
+        void failed(Item item) {
+            failedItems.put(item.id(), item);
+            if (item.key() != null) {
+                keys.put(item.id(), item.key());
+            }
+        }
+    }
+
+    /**
+     * Publishes the dead-letter copies of the rows these failures will dead-letter, before they are recorded
+     * ({@link DeadLetterTopic}); returns the failures to record. A row whose copy Kafka could not take is not
+     * charged now: its key is parked for a retry.
+     */
+    private List<Failure> withDeadLetterCopies(Round round) throws InterruptedException {
+        Map<UUID, Integer> charged = new HashMap<>();
+        round.failures.forEach(f -> charged.merge(f.id(), 1, Integer::sum));
+        Map<UUID, Integer> attempts = rows.attempts(charged.keySet());
+        List<DeadLetterTopic.DyingEvent> dying = new ArrayList<>();
+        charged.forEach((id, n) -> {
+            Integer before = attempts.get(id);
+            if (before != null && before + n >= maxAttempts) {
+                dying.add(round.failedItems.get(id).dying());
+            }
+        });
+        List<Failure> kept = deadLetters.publishCopies(dying, round.failures);
+        Set<UUID> keptIds = new HashSet<>();
+        kept.forEach(f -> keptIds.add(f.id()));
+        for (UUID id : charged.keySet()) {
+            if (!keptIds.contains(id)) {
+                parking.park(round.keys.get(id), Reason.ROW_RETRY, "dead-letter copy of " + id + " not delivered");
+            }
+        }
+        return kept;
     }
 
     private Round collect(SentBatch sent) throws InterruptedException {
@@ -244,7 +297,7 @@ final class BatchPublisher {
             // A malformed row fails identically on every attempt: use all attempts now.
             for (int a = 0; a < maxAttempts; a++) {
                 round.failures.add(new Failure(item.id(), reason));
-                round.failedKeys.add(item.key());
+                round.failed(item);
             }
             listener.publishFailed(item.id(), reason);
         }
@@ -269,7 +322,7 @@ final class BatchPublisher {
                     case ROW -> {
                         String reason = Failures.describe(cause);
                         round.failures.add(new Failure(item.id(), reason));
-                        round.failedKeys.add(key);
+                        round.failed(item);
                         listener.publishFailed(item.id(), reason);
                     }
                     case TOPIC -> {
@@ -310,11 +363,10 @@ final class BatchPublisher {
         listener.recovered();
     }
 
-    private void parkFailedKeys(List<Failure> failures, List<String> failedKeys, Collection<UUID> dead) {
+    private void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead) {
         Set<UUID> reported = new HashSet<>();
-        for (int i = 0; i < failures.size(); i++) {
-            Failure f = failures.get(i);
-            String key = failedKeys.get(i);
+        for (Failure f : failures) {
+            String key = keys.get(f.id());
             if (!reported.add(f.id())) {
                 continue;
             }

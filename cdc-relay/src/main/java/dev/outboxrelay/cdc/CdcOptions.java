@@ -1,7 +1,7 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
@@ -94,6 +94,7 @@ public final class CdcOptions {
                 .onPublish(config.get(KafkaOptions.ON_PUBLISH))
                 .maxAttempts(config.get(KafkaOptions.MAX_ATTEMPTS))
                 .onPoison(config.get(KafkaOptions.ON_POISON))
+                .deadLetterTopic(config.find(KafkaOptions.DEAD_LETTER_TOPIC).orElse(null))
                 .retention(config.get(KafkaOptions.RETENTION))
                 .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))

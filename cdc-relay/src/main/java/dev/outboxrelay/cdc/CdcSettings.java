@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -49,6 +50,7 @@ public final class CdcSettings {
     private final int maxAttempts;
     private final OnPoison onPoison;
     private final Duration retention;
+    private final String deadLetterTopic;
     private final Duration purgeInterval;
     private final Map<String, String> debezium;
     private final String relayName;
@@ -68,6 +70,7 @@ public final class CdcSettings {
         this.maxAttempts = b.maxAttempts;
         this.onPoison = b.onPoison;
         this.retention = b.retention;
+        this.deadLetterTopic = b.deadLetterTopic;
         this.purgeInterval = b.purgeInterval;
         this.debezium = Collections.unmodifiableMap(new LinkedHashMap<>(b.debezium));
         this.relayName = b.relayName;
@@ -140,6 +143,11 @@ public final class CdcSettings {
         return onPoison;
     }
 
+    /** Where copies of dead-lettered events also go, if anywhere ({@link KafkaOptions#DEAD_LETTER_TOPIC}). */
+    public Optional<String> deadLetterTopic() {
+        return Optional.ofNullable(deadLetterTopic);
+    }
+
     /** With mark: how long sent rows are kept before they are purged; default {@link KafkaOptions#RETENTION}. */
     public Duration retention() {
         return retention;
@@ -169,7 +177,9 @@ public final class CdcSettings {
                 + ", publication=" + publication
                 + ", offsetStore=" + offsetStore + (offsetFile == null ? "" : ", offsetFile=" + offsetFile)
                 + ", heartbeatInterval=" + heartbeatInterval + ", onPublish=" + onPublish
-                + ", maxAttempts=" + maxAttempts + ", onPoison=" + onPoison + ", retention=" + retention
+                + ", maxAttempts=" + maxAttempts + ", onPoison=" + onPoison
+                + (deadLetterTopic == null ? "" : ", deadLetterTopic=" + deadLetterTopic)
+                + ", retention=" + retention
                 + ", purgeInterval=" + purgeInterval + ", relayName=" + relayName + ", debezium=" + dbz + "]";
     }
 
@@ -190,6 +200,7 @@ public final class CdcSettings {
         private int maxAttempts = KafkaOptions.MAX_ATTEMPTS.parsedDefault();
         private OnPoison onPoison = KafkaOptions.ON_POISON.parsedDefault();
         private Duration retention = KafkaOptions.RETENTION.parsedDefault();
+        private String deadLetterTopic;
         private Duration purgeInterval = KafkaOptions.PURGE_INTERVAL.parsedDefault();
         private final Map<String, String> debezium = new LinkedHashMap<>();
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
@@ -237,6 +248,12 @@ public final class CdcSettings {
 
         public Builder onPublish(OnPublish value) {
             this.onPublish = Objects.requireNonNull(value, "onPublish");
+            return this;
+        }
+
+        /** May be null: no dead-letter topic. */
+        public Builder deadLetterTopic(String value) {
+            this.deadLetterTopic = value;
             return this;
         }
 

@@ -2,13 +2,13 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
-import dev.outboxrelay.core.delivery.TopicLimits;
-import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.RelayConfig;
+import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 
 /** Plugs the CDC source into {@code run --mode cdc} (registered through {@link java.util.ServiceLoader}). */

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvents;
 import io.debezium.engine.DebeziumEngine;
@@ -150,7 +151,9 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
                     row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload"),
                     row.getString("headers"), committedAt));
         } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(id, row.getString("aggregate_id"), e.getMessage());
+            return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, row.getString("aggregate_type"),
+                    row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload")),
+                    e.getMessage());
         }
     }
 

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -46,6 +47,20 @@ final class JdbcRowStore implements RowStore {
                 close();
                 LOG.warn("Cannot mark {} published event(s) in the database ({}); retrying", ids.size(),
                         e.getMessage());
+                sleep(backoff.nextDelayMillis());
+            }
+        }
+    }
+
+    @Override
+    public Map<UUID, Integer> attempts(Collection<UUID> ids) throws InterruptedException {
+        Backoff backoff = Backoff.exponential(Duration.ofMillis(200), Duration.ofSeconds(10));
+        while (true) {
+            try {
+                return acknowledger.attempts(connection(), ids);
+            } catch (SQLException e) {
+                close();
+                LOG.warn("Cannot read the attempts of {} failed event(s) ({}); retrying", ids.size(), e.getMessage());
                 sleep(backoff.nextDelayMillis());
             }
         }

@@ -1,6 +1,7 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.delivery.Backoff;
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
@@ -175,7 +176,8 @@ final class ParkedKeyDrainer implements AutoCloseable {
                         rows.add(BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3),
                                 rs.getString(4), rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant())));
                     } catch (MalformedEventException e) {
-                        rows.add(BatchPublisher.Item.malformed(id, rs.getString(3), e.getMessage()));
+                        rows.add(BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, rs.getString(2),
+                                rs.getString(3), rs.getString(4), rs.getString(5)), e.getMessage()));
                     }
                 }
             }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.schema.OutboxTable;
@@ -110,7 +111,8 @@ final class Rescanner {
             return BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3), rs.getString(4),
                     rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant()));
         } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(id, rs.getString(3), e.getMessage());
+            return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, rs.getString(2), rs.getString(3),
+                    rs.getString(4), rs.getString(5)), e.getMessage());
         }
     }
 }

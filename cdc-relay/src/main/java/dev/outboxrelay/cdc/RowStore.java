@@ -3,6 +3,7 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -20,6 +21,9 @@ interface RowStore extends AutoCloseable {
      * this call, i.e. whose attempts reached {@code maxAttempts}.
      */
     Collection<UUID> record(List<UUID> acked, List<Failure> failures, int maxAttempts) throws InterruptedException;
+
+    /** The attempts recorded so far of those of {@code ids} that are still unsent and not dead letters. */
+    Map<UUID, Integer> attempts(Collection<UUID> ids) throws InterruptedException;
 
     /** Closes the connection, if any; the next call opens a new one. */
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
 import dev.outboxrelay.core.delivery.OnPoison;
@@ -43,8 +44,12 @@ class BatchPublisherTest {
     private TopicLimits topics = TopicLimits.unknown();
 
     private BatchPublisher publisher(OnPoison onPoison) {
+        return publisher(onPoison, null);
+    }
+
+    private BatchPublisher publisher(OnPoison onPoison, String deadLetterTopic) {
         CdcSettings settings = CdcSettings.builder("jdbc:postgresql://localhost:5432/app", "relay", null)
-                .maxAttempts(2).onPoison(onPoison).build();
+                .maxAttempts(2).onPoison(onPoison).deadLetterTopic(deadLetterTopic).build();
         return new BatchPublisher(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, settings,
                 RelayListener.none(), rows, () -> false);
     }
@@ -133,7 +138,7 @@ class BatchPublisherTest {
     void withBlockADeadLetterKeepsItsKeyParkedAndWithSkipItsLaterEventsFlow() throws Exception {
         kafka.answer = r -> acked();
         BatchPublisher block = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item poison = BatchPublisher.Item.malformed(UUID.randomUUID(), "p", "headers must be a JSON object");
+        BatchPublisher.Item poison = malformed("p", "headers must be a JSON object");
         BatchPublisher.Item after = item("Order", "p");
         block.settleAll(List.of(block.send(List.of(poison, after), false)));
         assertThat(rows.attempts).as("a malformed row uses its attempts at once").containsEntry(poison.id(), 2);
@@ -141,7 +146,7 @@ class BatchPublisherTest {
         assertThat(rows.acknowledged).doesNotContain(after.id());
 
         BatchPublisher skip = publisher(OnPoison.SKIP);
-        BatchPublisher.Item poison2 = BatchPublisher.Item.malformed(UUID.randomUUID(), "q", "bad headers");
+        BatchPublisher.Item poison2 = malformed("q", "bad headers");
         BatchPublisher.Item after2 = item("Order", "q");
         skip.settleAll(List.of(skip.send(List.of(poison2, after2), false)));
         assertThat(parking.isParked("q")).isFalse();
@@ -184,6 +189,30 @@ class BatchPublisherTest {
     }
 
     @Test
+    void aDyingRowsCopyGoesToTheDeadLetterTopicOnceBeforeItIsRecorded() throws Exception {
+        kafka.answer = r -> acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK, "dead");
+        BatchPublisher.Item poison = malformed("p", "headers must be a JSON object");
+        p.settleAll(List.of(p.send(List.of(poison), false)));
+        assertThat(kafka.sent).extracting(ProducerRecord::topic).containsExactly("dead");
+        assertThat(id(kafka.sent.get(0))).isEqualTo(poison.id());
+        assertThat(new String(kafka.sent.get(0).headers().lastHeader(DeadLetterTopic.HEADER_REASON).value(),
+                StandardCharsets.UTF_8)).isEqualTo("headers must be a JSON object");
+        assertThat(rows.attempts).containsEntry(poison.id(), 2);
+        assertThat(parking.reasonOf("p")).isEqualTo(Reason.DEAD_LETTER);
+    }
+
+    @Test
+    void aRowWhoseDeadLetterCopyKafkaCannotTakeIsNotChargedAndRetried() throws Exception {
+        kafka.answer = r -> r.topic().equals("dead") ? failed(new NetworkException("broker gone")) : acked();
+        BatchPublisher p = publisher(OnPoison.BLOCK, "dead");
+        BatchPublisher.Item poison = malformed("p", "bad headers");
+        p.settleAll(List.of(p.send(List.of(poison), false)));
+        assertThat(rows.attempts).as("not dead-lettered without its copy").isEmpty();
+        assertThat(parking.reasonOf("p")).isEqualTo(Reason.ROW_RETRY);
+    }
+
+    @Test
     void theDrainerSendsTheEventsOfAParkedKey() throws Exception {
         kafka.answer = r -> acked();
         parking.park("k", Reason.TOPIC, "topic t.Order");
@@ -200,12 +229,18 @@ class BatchPublisherTest {
                 Instant.now()));
     }
 
+    private static BatchPublisher.Item malformed(String key, String reason) {
+        return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(UUID.randomUUID(), "Order", key, "Happened",
+                "{}"), reason);
+    }
+
     private static String key(ProducerRecord<byte[], byte[]> r) {
         return new String(r.key(), StandardCharsets.UTF_8);
     }
 
     private static UUID id(ProducerRecord<byte[], byte[]> r) {
-        return UUID.fromString(new String(r.headers().lastHeader(EventRouter.HEADER_ID).value(), StandardCharsets.UTF_8));
+        byte[] id = r.headers().lastHeader(EventRouter.HEADER_ID).value();
+        return UUID.fromString(new String(id, StandardCharsets.UTF_8));
     }
 
     private static RecordMetadata metadata() {
@@ -270,6 +305,13 @@ class BatchPublisherTest {
                 }
             }
             return dead;
+        }
+
+        @Override
+        public Map<UUID, Integer> attempts(Collection<UUID> ids) {
+            Map<UUID, Integer> result = new HashMap<>();
+            ids.forEach(id -> result.put(id, attempts.getOrDefault(id, 0)));
+            return result;
         }
 
         @Override

@@ -51,6 +51,9 @@ final class CdcRelays {
         if (options.containsKey("on-poison")) {
             b.onPoison(OnPoison.valueOf(options.get("on-poison").toUpperCase(Locale.ROOT)));
         }
+        if (options.containsKey("dead-letter-topic")) {
+            b.deadLetterTopic(options.get("dead-letter-topic"));
+        }
         if (options.containsKey("retention")) {
             b.retention(KafkaOptions.RETENTION.type().parse(options.get("retention")));
         }

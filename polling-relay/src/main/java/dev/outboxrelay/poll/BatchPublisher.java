@@ -2,6 +2,7 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.delivery.FailureClass;
 import dev.outboxrelay.core.delivery.Failures;
 import dev.outboxrelay.core.delivery.KeyParking;
@@ -11,20 +12,14 @@ import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Sends a fetched batch and settles it once Kafka answered. Per-key order rules, applied in {@code seq} order:
@@ -194,55 +189,17 @@ final class BatchPublisher {
 
     /**
      * Sends rows about to be dead-lettered to the dead-letter topic, if one is configured, and waits for the
-     * acknowledgement. Returns the failures to record: a row whose dead-letter record could not be delivered
-     * because Kafka is unavailable is left out, so it is retried rather than dead-lettered without its copy.
+     * acknowledgement ({@link DeadLetterTopic}). Returns the failures to record.
      */
     List<Failure> sendToDeadLetterTopic(Outcome outcome) throws InterruptedException {
         if (deadLetterTopic == null || outcome.dying().isEmpty()) {
             return outcome.failures();
         }
-        Map<UUID, String> reasons = new HashMap<>();
-        outcome.failures().forEach(f -> reasons.putIfAbsent(f.id(), f.reason()));
-        Map<UUID, CompletableFuture<RecordMetadata>> acks = new LinkedHashMap<>();
+        List<DeadLetterTopic.DyingEvent> dying = new ArrayList<>(outcome.dying().size());
         for (OutboxRow row : outcome.dying()) {
-            acks.computeIfAbsent(row.id(), id -> publisher.publish(deadLetterRecord(row, reasons.get(id))));
+            dying.add(new DeadLetterTopic.DyingEvent(row.id(), row.aggregateType(), row.aggregateId(),
+                    row.eventType(), row.payload()));
         }
-        Set<UUID> withheld = new HashSet<>();
-        Map<UUID, String> rejectedToo = new HashMap<>();
-        for (Map.Entry<UUID, CompletableFuture<RecordMetadata>> e : acks.entrySet()) {
-            try {
-                e.getValue().get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
-                Throwable error = Failures.unwrap(ex);
-                if (Failures.classify(error) == FailureClass.ROW) {
-                    rejectedToo.put(e.getKey(), "; the dead-letter topic rejected it too: "
-                            + error.getClass().getSimpleName());
-                } else {
-                    withheld.add(e.getKey()); // retried rather than dead-lettered without its copy
-                }
-            }
-        }
-        List<Failure> result = new ArrayList<>();
-        for (Failure f : outcome.failures()) {
-            if (!withheld.contains(f.id())) {
-                String suffix = rejectedToo.get(f.id());
-                result.add(suffix == null ? f : new Failure(f.id(), f.reason() + suffix));
-            }
-        }
-        return result;
-    }
-
-    private ProducerRecord<byte[], byte[]> deadLetterRecord(OutboxRow row, String reason) {
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(EventRouter.HEADER_ID, utf8(row.id().toString()));
-        headers.add(EventRouter.HEADER_TYPE, utf8(row.eventType()));
-        headers.add(EventRouter.HEADER_AGGREGATE_TYPE, utf8(row.aggregateType()));
-        headers.add("dead_letter_reason", utf8(reason));
-        byte[] value = row.payload() == null ? null : utf8(row.payload());
-        return new ProducerRecord<>(deadLetterTopic, null, utf8(row.aggregateId()), value, headers);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+        return new DeadLetterTopic(deadLetterTopic, publisher).publishCopies(dying, outcome.failures());
     }
 }

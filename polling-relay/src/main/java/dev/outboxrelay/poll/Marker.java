@@ -1,9 +1,9 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
+import dev.outboxrelay.core.delivery.OnPoison;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.db.TableAccess;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;

@@ -1,10 +1,10 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.Validator;
+import dev.outboxrelay.core.delivery.OnPoison;
 import java.time.Duration;
 
 /** Options of {@code run --mode poll}, declared once; help, config files and the environment derive from them. */
@@ -39,19 +39,12 @@ public final class PollOptions {
             .example("skip")
             .build();
 
-    public static final Option<String> DEAD_LETTER_TOPIC = Option.string("dead-letter-topic")
-            .validate(v -> v.matches("[a-zA-Z0-9._-]{1,249}") ? null
-                    : "must be a Kafka topic name (letters, digits, '.', '_', '-')")
-            .doc("Also send dead-lettered events to this topic (header dead_letter_reason); they stay in the table.")
-            .example("outbox.dead-letters")
-            .build();
-
     /** Shared with the CDC engine lock of the daemon, so one setting serves both modes. */
     public static final Option<Duration> STANDBY_INTERVAL = InstanceOptions.STANDBY_INTERVAL;
 
     /** The poll source's options. */
     public static final OptionSet SET = OptionSet.of("Polling (--mode poll)", BATCH_SIZE, POLL_INTERVAL,
-            PIPELINE_DEPTH, DEAD_LETTER_TOPIC, STANDBY_INTERVAL,
+            PIPELINE_DEPTH, STANDBY_INTERVAL,
             InstanceOptions.RELAY_NAME);
 
     private PollOptions() {

@@ -2,12 +2,10 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
-import dev.outboxrelay.core.config.KafkaOptions;
-import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
-import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.schema.OutboxTable;
 import java.time.Duration;
 import java.util.Objects;

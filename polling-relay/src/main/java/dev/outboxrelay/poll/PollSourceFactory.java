@@ -3,8 +3,8 @@ package dev.outboxrelay.poll;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory;
-import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.DatabaseOptions;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.Password;
@@ -41,7 +41,7 @@ public final class PollSourceFactory implements SourceFactory {
                 .pollInterval(config.get(PollOptions.POLL_INTERVAL))
                 .pipelineDepth(config.get(PollOptions.PIPELINE_DEPTH))
                 .onPoison(config.get(KafkaOptions.ON_POISON))
-                .deadLetterTopic(config.find(PollOptions.DEAD_LETTER_TOPIC).orElse(null))
+                .deadLetterTopic(config.find(KafkaOptions.DEAD_LETTER_TOPIC).orElse(null))
                 .retention(config.get(KafkaOptions.RETENTION))
                 .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))

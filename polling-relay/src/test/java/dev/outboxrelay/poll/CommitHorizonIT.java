@@ -1,8 +1,6 @@
 package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.delivery.OnPoison;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -12,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The fetch floor on a real PostgreSQL, with real concurrent transactions, as the relay's role sees them. */
 class CommitHorizonIT {

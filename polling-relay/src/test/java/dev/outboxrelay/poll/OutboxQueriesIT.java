@@ -1,8 +1,6 @@
 package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.delivery.OnPoison;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -14,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The fetch's plan on a real PostgreSQL, with the statistics a drained outbox really has, on every supported

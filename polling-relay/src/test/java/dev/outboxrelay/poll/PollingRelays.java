@@ -1,9 +1,9 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.config.KafkaOptions;
-import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
@@ -47,6 +47,9 @@ final class PollingRelays {
         }
         if (options.containsKey("on-poison")) {
             b.onPoison(OnPoison.valueOf(options.get("on-poison").toUpperCase(Locale.ROOT)));
+        }
+        if (options.containsKey("dead-letter-topic")) {
+            b.deadLetterTopic(options.get("dead-letter-topic"));
         }
         if (options.containsKey("retention")) {
             b.retention(KafkaOptions.RETENTION.type().parse(options.get("retention")));

@@ -4,6 +4,7 @@ import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -41,6 +42,12 @@ public interface Acknowledger {
      */
     Collection<UUID> recordFailures(Connection connection, Collection<Failure> failures, int maxAttempts)
             throws SQLException;
+
+    /**
+     * The attempts recorded so far of those of {@code ids} that are still unsent and not dead letters (the others
+     * are absent), so a caller can tell which failures will dead-letter their row before recording them.
+     */
+    Map<UUID, Integer> attempts(Connection connection, Collection<UUID> ids) throws SQLException;
 
     /**
      * One failed attempt.

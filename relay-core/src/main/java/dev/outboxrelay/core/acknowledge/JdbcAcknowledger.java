@@ -8,7 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 final class JdbcAcknowledger implements Acknowledger {
@@ -18,6 +20,7 @@ final class JdbcAcknowledger implements Acknowledger {
 
     private final String acknowledgeSql;
     private final String failureSql;
+    private final String attemptsSql;
 
     JdbcAcknowledger(OutboxTable table, OnPublish onPublish) {
         this.acknowledgeSql = onPublish == OnPublish.DELETE
@@ -26,6 +29,25 @@ final class JdbcAcknowledger implements Acknowledger {
         this.failureSql = "UPDATE " + table.quoted() + " SET attempts = attempts + 1, last_error = ?,"
                 + " dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN now() ELSE dead_lettered_at END"
                 + " WHERE id = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
+        this.attemptsSql = "SELECT id, attempts FROM " + table.quoted()
+                + " WHERE id = ANY(?) AND sent_at IS NULL AND dead_lettered_at IS NULL";
+    }
+
+    @Override
+    public Map<UUID, Integer> attempts(Connection connection, Collection<UUID> ids) throws SQLException {
+        Map<UUID, Integer> attempts = new HashMap<>();
+        if (ids.isEmpty()) {
+            return attempts;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(attemptsSql)) {
+            ps.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    attempts.put(rs.getObject(1, UUID.class), rs.getInt(2));
+                }
+            }
+        }
+        return attempts;
     }
 
     @Override

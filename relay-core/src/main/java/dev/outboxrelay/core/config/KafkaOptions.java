@@ -47,6 +47,13 @@ public final class KafkaOptions {
             .example("skip")
             .build();
 
+    public static final Option<String> DEAD_LETTER_TOPIC = Option.string("dead-letter-topic")
+            .validate(v -> v.matches("[a-zA-Z0-9._-]{1,249}") ? null
+                    : "must be a Kafka topic name (letters, digits, '.', '_', '-')")
+            .doc("Also send dead-lettered events to this topic (header dead_letter_reason); they stay in the table.")
+            .example("outbox.dead-letters")
+            .build();
+
     public static final Option<Duration> RETENTION = Option.duration("retention")
             .defaultValue("7d")
             .validate(Validator.atLeast(Duration.ofSeconds(1), "1s"))
@@ -75,7 +82,7 @@ public final class KafkaOptions {
 
     /** The pipeline's options, the same in every mode, and the delivery check. */
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
-            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(RETENTION)
+            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)

@@ -13,9 +13,9 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,7 +143,8 @@ public interface TopicLimits extends AutoCloseable {
             try {
                 Config config = admin.describeConfigs(List.of(resource)).all().get(5, TimeUnit.SECONDS).get(resource);
                 ConfigEntry entry = config == null ? null : config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-                int limit = entry == null || entry.value() == null ? Integer.MAX_VALUE : Integer.parseInt(entry.value());
+                int limit = entry == null || entry.value() == null ? Integer.MAX_VALUE
+                        : Integer.parseInt(entry.value());
                 limits.put(topic, limit);
                 usableAgain(topic);
                 return limit;

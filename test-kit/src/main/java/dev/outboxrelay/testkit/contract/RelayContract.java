@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Options passed to {@link #startRelay} use the CLI's option names without dashes; a subclass must honour:
  * {@value #TOPIC_TEMPLATE}, {@value #ON_PUBLISH} ({@code mark|delete}), {@value #MAX_ATTEMPTS},
- * {@value #ON_POISON} ({@code block|skip}), {@value #RETENTION} and {@value #PURGE_INTERVAL} (durations such as
- * {@code 300ms}). Absent options mean the relay's defaults.
+ * {@value #ON_POISON} ({@code block|skip}), {@value #DEAD_LETTER_TOPIC}, {@value #RETENTION} and
+ * {@value #PURGE_INTERVAL} (durations such as {@code 300ms}). Absent options mean the relay's defaults.
  *
  * <p>Failure reasons stored in {@code last_error} are API: the contract checks that a malformed-headers reason
  * says the headers {@code must be a JSON object}, and that a broker rejection names {@code RecordTooLarge}.
@@ -43,6 +43,7 @@ public abstract class RelayContract {
     public static final String ON_PUBLISH = "on-publish";
     public static final String MAX_ATTEMPTS = "max-attempts";
     public static final String ON_POISON = "on-poison";
+    public static final String DEAD_LETTER_TOPIC = "dead-letter-topic";
     public static final String RETENTION = "retention";
     public static final String PURGE_INTERVAL = "purge-interval";
     /** The outbox table every contract test uses. */
@@ -299,6 +300,22 @@ public abstract class RelayContract {
         }
         assertDelivered(topic, load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
+    }
+
+    @Test
+    final void aDeadLetterIsAlsoPublishedToTheDeadLetterTopicAndStaysInTheTable() throws Exception {
+        String deadLetters = prefix + "-dead";
+        Row poison = new Row(UUID.randomUUID(), "Dead", "d", "Happened", "{\"n\": 1}", "\"not an object\"");
+        writer.insert(List.of(poison));
+        relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1", DEAD_LETTER_TOPIC, deadLetters));
+        List<ReadRecord> copies = reader.readUntilIds(deadLetters, Set.of(poison.id().toString()), WAIT);
+        assertThat(copies).anySatisfy(r -> {
+            assertThat(r.id()).isEqualTo(poison.id().toString());
+            assertThat(r.key()).isEqualTo("d");
+            assertThat(r.headers().get("type")).isEqualTo("Happened");
+            assertThat(r.headers().get("dead_letter_reason")).contains("must be a JSON object");
+        });
+        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
     }
 
     @Test
