@@ -58,7 +58,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private final JdbcOffsetBackingStore.OffsetTable offsetTable;
     private final BatchPublisher batches;
     private final TopicLimits topics;
-    private final KeyParking parking = KeyParking.create();
+    private final KeyParking parking;
     private ParkedKeyDrainer drainer;
     private RetentionPurger purger;
     private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
@@ -78,6 +78,7 @@ final class DebeziumCdcSource implements OutboxSource {
                       RelayListener listener) {
         this.settings = settings;
         this.topics = topics;
+        this.parking = KeyParking.create(listener::parkedKeys);
         this.publisher = publisher;
         this.listener = listener;
         this.database = new Database(settings);

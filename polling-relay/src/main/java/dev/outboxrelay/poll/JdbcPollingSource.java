@@ -53,7 +53,7 @@ final class JdbcPollingSource implements PollingSource {
     private final Backoff kafkaBackoff;
     private final Backoff databaseBackoff;
     /** Keys whose rows the fetch leaves out for now: their topic is unusable, or a row waits for its retry. */
-    private final KeyParking parking = KeyParking.create();
+    private final KeyParking parking;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -78,6 +78,7 @@ final class JdbcPollingSource implements PollingSource {
         this.kafkaBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
+        this.parking = KeyParking.create(listener::parkedKeys);
         this.batches = new BatchPublisher(router, parking, listener,
                 settings.deadLetterTopic().orElse(null), settings.maxAttempts());
     }

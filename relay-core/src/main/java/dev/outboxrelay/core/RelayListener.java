@@ -31,6 +31,13 @@ public interface RelayListener {
     default void deadLettered(UUID id, String reason) {
     }
 
+    /**
+     * How many keys are parked now: their events wait unsent in the table (topic unusable, a row waiting for its
+     * retry, a dead letter with {@code --on-poison block}) while other keys flow. Called when the number changes.
+     */
+    default void parkedKeys(int keys) {
+    }
+
     /** The source lost Kafka or the database and is retrying; cleared by {@link #recovered()}. */
     default void outage(String what, Throwable cause) {
     }

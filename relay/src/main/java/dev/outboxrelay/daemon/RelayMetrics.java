@@ -44,6 +44,7 @@ public final class RelayMetrics implements RelayListener {
     private volatile double oldestAge = Double.NaN;
     private volatile double deadLetterRows = Double.NaN;
     private volatile double retainedWal = Double.NaN;
+    private volatile int parkedKeys;
 
     /**
      * @param relayName value of the {@code relay} tag on every metric
@@ -72,6 +73,9 @@ public final class RelayMetrics implements RelayListener {
                 .description("Age of the oldest unsent row, 0 when none (sampled)").register(registry);
         Gauge.builder("outbox.relay.dead.letter", () -> deadLetterRows).baseUnit("rows")
                 .description("Dead letters in the table, not discarded (sampled)").register(registry);
+        Gauge.builder("outbox.relay.parked.keys", () -> parkedKeys)
+                .description("Keys whose events wait in the table while other keys flow (topic unusable, a row"
+                        + " waiting for its retry, a dead letter with --on-poison block)").register(registry);
         Gauge.builder("outbox.relay.active", () -> active.getAsBoolean() ? 1 : 0)
                 .description("1 while this instance publishes (leader), 0 on standby").register(registry);
         Gauge.builder("outbox.relay.ready", () -> ready.getAsBoolean() ? 1 : 0)
@@ -98,6 +102,11 @@ public final class RelayMetrics implements RelayListener {
     /** Sets the slot gauge; {@code bytes < 0} when the slot does not exist. */
     void retainedWal(long bytes) {
         retainedWal = bytes < 0 ? Double.NaN : bytes;
+    }
+
+    @Override
+    public void parkedKeys(int keys) {
+        parkedKeys = keys;
     }
 
     @Override

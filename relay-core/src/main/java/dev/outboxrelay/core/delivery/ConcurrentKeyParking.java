@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 final class ConcurrentKeyParking implements KeyParking {
@@ -23,9 +24,11 @@ final class ConcurrentKeyParking implements KeyParking {
 
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     private final LongSupplier clock;
+    private final IntConsumer sizeChanged;
 
-    ConcurrentKeyParking(LongSupplier clock) {
+    ConcurrentKeyParking(LongSupplier clock, IntConsumer sizeChanged) {
         this.clock = clock;
+        this.sizeChanged = sizeChanged;
     }
 
     @Override
@@ -42,12 +45,17 @@ final class ConcurrentKeyParking implements KeyParking {
         if (key == null) {
             return;
         }
+        boolean[] added = {false};
         holds.compute(key, (k, h) -> {
+            added[0] = h == null;
             long parked = h == null ? 1 : h.parkedEvents() + 1;
             int retries = reason != Reason.ROW_RETRY ? 0
                     : h != null && h.reason() == Reason.ROW_RETRY ? h.retries() + 1 : 1;
             return new Hold(k, reason, detail, clock.getAsLong() + waitNanos(reason, retries), parked, retries);
         });
+        if (added[0]) {
+            sizeChanged.accept(holds.size());
+        }
     }
 
     @Override
@@ -106,6 +114,9 @@ final class ConcurrentKeyParking implements KeyParking {
             }
             return h;
         });
+        if (released[0]) {
+            sizeChanged.accept(holds.size());
+        }
         return released[0];
     }
 

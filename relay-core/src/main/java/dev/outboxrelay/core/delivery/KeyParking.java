@@ -2,6 +2,7 @@ package dev.outboxrelay.core.delivery;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -49,12 +50,17 @@ public interface KeyParking {
 
     /** An empty parking on the system clock. */
     static KeyParking create() {
-        return new ConcurrentKeyParking(System::nanoTime);
+        return create(keys -> { });
+    }
+
+    /** An empty parking on the system clock that tells {@code parkedKeys} how many keys it holds when that changes. */
+    static KeyParking create(IntConsumer parkedKeys) {
+        return new ConcurrentKeyParking(System::nanoTime, parkedKeys);
     }
 
     /** An empty parking on the given {@code System.nanoTime()}-like clock, for tests. */
     static KeyParking create(LongSupplier nanoClock) {
-        return new ConcurrentKeyParking(nanoClock);
+        return new ConcurrentKeyParking(nanoClock, keys -> { });
     }
 
     /**

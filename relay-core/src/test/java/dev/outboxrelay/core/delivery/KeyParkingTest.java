@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +70,18 @@ class KeyParkingTest {
         assertThat(parking.releaseIfUnchanged("k", again.parkedEvents())).isTrue();
         assertThat(parking.isParked("k")).isFalse();
         assertThat(parking.parkIfHeld("k")).as("the stream sends the key's events again").isFalse();
+    }
+
+    @Test
+    void theNumberOfParkedKeysIsReportedWhenItChanges() {
+        List<Integer> reported = new ArrayList<>();
+        KeyParking counted = KeyParking.create(reported::add);
+        counted.park("a", Reason.TOPIC, "t");
+        counted.park("a", Reason.ROW_RETRY, "again"); // the same key: no change
+        assertThat(counted.parkIfHeld("a")).isTrue();
+        counted.park("b", Reason.DEAD_LETTER, "id");
+        assertThat(counted.releaseIfUnchanged("a", 3)).as("two parks and one parked event").isTrue();
+        assertThat(reported).containsExactly(1, 2, 1);
     }
 
     @Test
