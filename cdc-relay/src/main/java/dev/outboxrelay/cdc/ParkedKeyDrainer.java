@@ -1,13 +1,10 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.delivery.Backoff;
-import dev.outboxrelay.core.delivery.DeadLetterTopic;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
 import dev.outboxrelay.core.delivery.OnPoison;
-import dev.outboxrelay.core.event.MalformedEventException;
-import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,7 +13,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,9 +60,8 @@ final class ParkedKeyDrainer implements AutoCloseable {
         String t = table.quoted();
         String live = "dead_lettered_at IS NOT NULL AND discarded_at IS NULL";
         // Bounded by the key's live dead letter (with block): the scan of the unsent rows' index stops there.
-        this.fetchSql = "SELECT id, aggregate_type, aggregate_id, event_type, payload::text, headers::text,"
-                + " created_at FROM " + t + " WHERE aggregate_id = ? AND sent_at IS NULL AND dead_lettered_at IS NULL"
-                + " AND seq < ? ORDER BY seq LIMIT ?";
+        this.fetchSql = "SELECT " + Rescanner.COLUMNS + " FROM " + t + " WHERE aggregate_id = ? AND sent_at IS NULL"
+                + " AND dead_lettered_at IS NULL AND seq < ? ORDER BY seq LIMIT ?";
         // Through the live dead letters' index, so a key waiting behind one costs one index probe per look.
         this.liveDeadLetterSql = "SELECT id, seq FROM " + t + " WHERE aggregate_id = ? AND " + live
                 + " ORDER BY seq LIMIT 1";
@@ -171,14 +166,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
             ps.setInt(3, pageSize);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    UUID id = rs.getObject(1, UUID.class);
-                    try {
-                        rows.add(BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3),
-                                rs.getString(4), rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant())));
-                    } catch (MalformedEventException e) {
-                        rows.add(BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, rs.getString(2),
-                                rs.getString(3), rs.getString(4), rs.getString(5)), e.getMessage()));
-                    }
+                    rows.add(Rescanner.item(rs));
                 }
             }
         }

@@ -30,6 +30,9 @@ final class Rescanner {
     private static final Logger LOG = LoggerFactory.getLogger(Rescanner.class);
     /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
     static final int MAX_REMEMBERED = 1_000_000;
+    /** What a read of unsent rows selects for {@link #item}, here and in {@link ParkedKeyDrainer}. */
+    static final String COLUMNS = "id, aggregate_type, aggregate_id, event_type, payload::text, headers::text,"
+            + " created_at";
 
     private final OutboxTable table;
     private final Database database;
@@ -57,8 +60,7 @@ final class Rescanner {
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT id, aggregate_type, aggregate_id, event_type,"
-                    + " payload::text, headers::text, created_at FROM " + table.quoted()
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table.quoted()
                     + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL ORDER BY seq")) {
                 ps.setFetchSize(pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -105,7 +107,8 @@ final class Rescanner {
         return n;
     }
 
-    private static BatchPublisher.Item item(ResultSet rs) throws SQLException {
+    /** The row at {@code rs}, selected as {@link #COLUMNS}: its event, or why it is malformed. */
+    static BatchPublisher.Item item(ResultSet rs) throws SQLException {
         UUID id = rs.getObject(1, UUID.class);
         try {
             return BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3), rs.getString(4),

@@ -54,11 +54,6 @@ public final class Backoff {
         return ceiling / 2 + random.nextLong(ceiling - ceiling / 2 + 1);
     }
 
-    /** The same as a {@link Duration}. */
-    public Duration nextDelay() {
-        return Duration.ofMillis(nextDelayMillis());
-    }
-
     /** True after a failure and before the next {@link #reset()}. */
     public boolean isBackingOff() {
         return failures > 0;
