@@ -1,8 +1,8 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.core.delivery.DeadLetterTopic;
-import dev.outboxrelay.core.event.MalformedEventException;
-import dev.outboxrelay.core.event.OutboxEvents;
+import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.sql.Array;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Debezium's batch consumer: turns the outbox inserts of a batch into events and submits them to the
- * {@link Pipeline}, which hands them to the producer at once; only after every one is settled (acknowledged and
+ * {@link DeliveryPipeline}, which hands them to the producer at once; only after every one is settled (acknowledged and
  * marked, or dead-lettered), and after every earlier batch, are the batch's records marked processed, so the
  * offset, and with it the slot's confirmed LSN, never passes an unacknowledged event. Meanwhile Debezium hands
  * over the next batch. Heartbeats, logical messages and anything else are settled without publishing; they only
@@ -41,7 +41,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
      */
     static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload", "headers"};
 
-    private final Pipeline pipeline;
+    private final DeliveryPipeline pipeline;
     private final Database database;
     private final BooleanSupplier closing;
     private final String filterSql;
@@ -53,7 +53,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     /** For the duplicate filter only; used by the engine thread. */
     private Connection connection;
 
-    ChangeHandler(Pipeline pipeline, Database database, BooleanSupplier closing, String quotedTable,
+    ChangeHandler(DeliveryPipeline pipeline, Database database, BooleanSupplier closing, String quotedTable,
                   Set<UUID> rescanned, long startLsn) {
         this.pipeline = pipeline;
         this.database = database;
@@ -71,7 +71,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         if (closing.getAsBoolean()) {
             return; // not marked processed: replayed at the next start
         }
-        List<BatchPublisher.Item> items = new ArrayList<>(records.size());
+        List<Item> items = new ArrayList<>(records.size());
         List<UUID> maybeDone = null;
         int skipped = 0;
         for (RecordChangeEvent<SourceRecord> change : records) {
@@ -80,7 +80,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
             if (after == null) {
                 continue;
             }
-            BatchPublisher.Item item = item(after, committedAt(record));
+            Item item = item(after, committedAt(record));
             if (!rescanned.isEmpty() && rescanned.remove(item.id())) {
                 skipped++;
                 continue;
@@ -108,7 +108,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         // forward), so marking it alone does what marking each record did, while the pipeline no longer keeps
         // every record of up to five batches alive until they are settled (young-GC copying and heap).
         RecordChangeEvent<SourceRecord> lastRecord = records.isEmpty() ? null : records.get(records.size() - 1);
-        pipeline.submit(items, last -> {
+        pipeline.submit(items, false, last -> {
             if (lastRecord != null) {
                 committer.markProcessed(lastRecord);
             }
@@ -144,17 +144,10 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         return value.getStruct("after");
     }
 
-    private static BatchPublisher.Item item(Struct row, Instant committedAt) {
-        UUID id = UUID.fromString(row.getString("id"));
-        try {
-            return BatchPublisher.Item.of(OutboxEvents.fromRow(id, row.getString("aggregate_type"),
-                    row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload"),
-                    row.getString("headers"), committedAt));
-        } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, row.getString("aggregate_type"),
-                    row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload")),
-                    e.getMessage());
-        }
+    private static Item item(Struct row, Instant committedAt) {
+        return Item.fromColumns(UUID.fromString(row.getString("id")), row.getString("aggregate_type"),
+                row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload"),
+                row.getString("headers"), committedAt);
     }
 
     /**

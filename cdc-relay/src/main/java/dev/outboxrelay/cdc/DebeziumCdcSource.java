@@ -2,9 +2,13 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.delivery.DeliverySettings;
 import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
@@ -56,7 +60,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private final Database database;
     private final SlotManager slots;
     private final JdbcOffsetBackingStore.OffsetTable offsetTable;
-    private final BatchPublisher batches;
+    private final EventRouter router;
     private final TopicLimits topics;
     private final KeyParking parking;
     private ParkedKeyDrainer drainer;
@@ -72,7 +76,7 @@ final class DebeziumCdcSource implements OutboxSource {
      */
     private volatile CompletableFuture<Long> engineUp = CompletableFuture.completedFuture(null);
     private Thread supervisor;
-    private Pipeline pipeline;
+    private volatile DeliveryPipeline pipeline;
 
     DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, TopicLimits topics,
                       RelayListener listener) {
@@ -85,8 +89,7 @@ final class DebeziumCdcSource implements OutboxSource {
         this.slots = new SlotManager(settings, database);
         this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
                 settings.relayName(), database);
-        this.batches = new BatchPublisher(router, publisher, topics, parking, settings, listener,
-                new JdbcRowStore(settings, database, () -> closed), () -> closed);
+        this.router = router;
         EngineProperties.build(settings, database); // refuse bad passthrough now, not in the background
     }
 
@@ -100,8 +103,11 @@ final class DebeziumCdcSource implements OutboxSource {
             throw new IllegalStateException("CDC source already started");
         }
         LOG.info("Starting CDC source: {}", settings);
-        pipeline = new Pipeline(batches, PIPELINE_DEPTH * EngineProperties.maxBatchSize(settings),
+        DeliverySettings delivery = new DeliverySettings(settings.maxAttempts(), settings.onPoison(),
+                settings.deadLetterTopic(), PIPELINE_DEPTH * EngineProperties.maxBatchSize(settings),
                 "outbox-relay-cdc-settle");
+        pipeline = DeliveryPipeline.start(delivery, router, publisher, topics, parking,
+                RowStore.jdbc(Acknowledger.forTable(settings.table(), settings.onPublish()), database::open), listener);
         drainer = new ParkedKeyDrainer(settings.table(), database, parking, pipeline, settings.onPoison(),
                 EngineProperties.maxBatchSize(settings));
         drainer.start();
@@ -256,7 +262,8 @@ final class DebeziumCdcSource implements OutboxSource {
 
     @Override
     public boolean isHealthy() {
-        return !closed && streaming && !batches.inOutage();
+        DeliveryPipeline p = pipeline;
+        return !closed && streaming && p != null && p.isRunning() && !p.inOutage();
     }
 
     @Override
@@ -274,7 +281,7 @@ final class DebeziumCdcSource implements OutboxSource {
         if (drainer != null) {
             drainer.close(); // parked events stay unsent in the table: the next start's rescan publishes them
         }
-        Pipeline p = pipeline;
+        DeliveryPipeline p = pipeline;
         if (p != null) {
             // Settle what Kafka already has while the engine still runs, so its positions get confirmed and a
             // graceful stop causes no duplicates when Kafka is healthy.
@@ -307,7 +314,6 @@ final class DebeziumCdcSource implements OutboxSource {
                 Thread.currentThread().interrupt();
             }
         }
-        batches.closeConnection();
         publisher.close();
         topics.close();
         streaming = false;

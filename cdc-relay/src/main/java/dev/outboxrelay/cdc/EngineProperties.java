@@ -97,8 +97,8 @@ final class EngineProperties {
         p.put("offset.flush.timeout.ms", "60000");
         p.put("heartbeat.interval.ms", Long.toString(s.heartbeatInterval().toMillis()));
         p.put("heartbeat.action.query", HEARTBEAT_QUERY);
-        // Throughput: batches pipelined by the relay (see Pipeline), short waits; records stay Connect Structs (no
-        // JSON round trip). With MAX_UNSETTLED_EVENTS, max.batch.size bounds the duplicates of a crash.
+        // Throughput: batches pipelined by the relay (relay-core's DeliveryPipeline), short waits; records stay Connect
+        // Structs (no JSON round trip). With MAX_UNSETTLED_EVENTS, max.batch.size bounds the duplicates of a crash.
         p.put("max.batch.size", Integer.toString(maxBatchSize(s)));
         // Debezium's queue only has to keep the next batch ready while the relay sends this one. Every queued record
         // is a few KB of Connect structs: 32,768 of them filled a 256 MB heap and the relay spent a quarter of its

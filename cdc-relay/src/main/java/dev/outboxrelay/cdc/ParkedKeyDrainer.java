@@ -1,5 +1,8 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+
 import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
@@ -24,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Publishes the events of parked keys from the outbox table, so that the CDC stream never waits for one key
  * (docs/cdc-mode.md, "One bad key does not hold back the stream"). For each key whose hold is due it reads the
  * key's unsent live rows in {@code seq} order (with {@code --on-poison block}, only those before a live dead
- * letter), hands them to the {@link Pipeline} and waits until they are settled; when a look finds none, it
+ * letter), hands them to the {@link DeliveryPipeline} and waits until they are settled; when a look finds none, it
  * releases the key — unless the stream parked an event of it since the look ({@link KeyParking}), which the
  * next look then finds. With {@code block}, a key whose dead letter is still live stays parked and is looked at
  * again every two seconds, so {@code dead-letters retry} or {@code discard} releases it without a restart.
@@ -38,7 +41,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
     private final OutboxTable table;
     private final Database database;
     private final KeyParking parking;
-    private final Pipeline pipeline;
+    private final DeliveryPipeline pipeline;
     private final OnPoison onPoison;
     private final int pageSize;
     private final String fetchSql;
@@ -49,7 +52,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
     private volatile boolean closed;
     private Connection connection;
 
-    ParkedKeyDrainer(OutboxTable table, Database database, KeyParking parking, Pipeline pipeline, OnPoison onPoison,
+    ParkedKeyDrainer(OutboxTable table, Database database, KeyParking parking, DeliveryPipeline pipeline, OnPoison onPoison,
                      int pageSize) {
         this.table = table;
         this.database = database;
@@ -133,7 +136,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
     private void drain(Hold hold) throws SQLException, InterruptedException {
         String key = hold.key();
         DeadLetter deadLetter = onPoison == OnPoison.BLOCK ? liveDeadLetter(key) : null;
-        List<BatchPublisher.Item> rows = fetch(key, deadLetter == null ? Long.MAX_VALUE : deadLetter.seq());
+        List<Item> rows = fetch(key, deadLetter == null ? Long.MAX_VALUE : deadLetter.seq());
         if (rows.isEmpty()) {
             if (deadLetter != null) {
                 parking.recheckLater(key, Reason.DEAD_LETTER, "event " + deadLetter.id());
@@ -158,8 +161,8 @@ final class ParkedKeyDrainer implements AutoCloseable {
     }
 
     /** The key's unsent live rows below {@code beforeSeq}, in seq order, at most a page. */
-    private List<BatchPublisher.Item> fetch(String key, long beforeSeq) throws SQLException {
-        List<BatchPublisher.Item> rows = new ArrayList<>();
+    private List<Item> fetch(String key, long beforeSeq) throws SQLException {
+        List<Item> rows = new ArrayList<>();
         try (PreparedStatement ps = connection().prepareStatement(fetchSql)) {
             ps.setString(1, key);
             ps.setLong(2, beforeSeq);

@@ -1,8 +1,8 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.core.delivery.DeadLetterTopic;
-import dev.outboxrelay.core.event.MalformedEventException;
-import dev.outboxrelay.core.event.OutboxEvents;
+import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,7 +53,7 @@ final class Rescanner {
      * @param published receives the ids handed to Kafka (up to {@link #MAX_REMEMBERED}); the stream skips them
      * @return how many rows were published or dead-lettered
      */
-    long rescan(Pipeline publisher, Set<UUID> published) throws SQLException, InterruptedException {
+    long rescan(DeliveryPipeline publisher, Set<UUID> published) throws SQLException, InterruptedException {
         long total = 0;
         try (Connection c = database.open()) {
             c.setAutoCommit(false);
@@ -64,7 +64,7 @@ final class Rescanner {
                     + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL ORDER BY seq")) {
                 ps.setFetchSize(pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
-                    List<BatchPublisher.Item> page = new ArrayList<>(pageSize);
+                    List<Item> page = new ArrayList<>(pageSize);
                     while (rs.next()) {
                         page.add(item(rs));
                         if (page.size() == pageSize) {
@@ -90,32 +90,26 @@ final class Rescanner {
         return total;
     }
 
-    private static long flush(Pipeline publisher, List<BatchPublisher.Item> page, Set<UUID> published)
+    private static long flush(DeliveryPipeline publisher, List<Item> page, Set<UUID> published)
             throws InterruptedException {
         if (page.isEmpty()) {
             return 0;
         }
         // Remembered before sending: the stream may see the row before its acknowledgement.
-        for (BatchPublisher.Item item : page) {
+        for (Item item : page) {
             if (published.size() < MAX_REMEMBERED) {
                 published.add(item.id());
             }
         }
-        publisher.submit(new ArrayList<>(page), last -> { });
+        publisher.submit(new ArrayList<>(page), false, last -> { });
         int n = page.size();
         page.clear();
         return n;
     }
 
     /** The row at {@code rs}, selected as {@link #COLUMNS}: its event, or why it is malformed. */
-    static BatchPublisher.Item item(ResultSet rs) throws SQLException {
-        UUID id = rs.getObject(1, UUID.class);
-        try {
-            return BatchPublisher.Item.of(OutboxEvents.fromRow(id, rs.getString(2), rs.getString(3), rs.getString(4),
-                    rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant()));
-        } catch (MalformedEventException e) {
-            return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(id, rs.getString(2), rs.getString(3),
-                    rs.getString(4), rs.getString(5)), e.getMessage());
-        }
+    static Item item(ResultSet rs) throws SQLException {
+        return Item.fromColumns(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
+                rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant());
     }
 }

@@ -4,7 +4,11 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.delivery.Backoff;
+import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.core.delivery.DeliverySettings;
 import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
@@ -14,10 +18,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -29,28 +33,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One worker thread per source. As a standby it retries the table's advisory lock; as the active poller it
- * runs a pipeline on that same connection: fetch the oldest unsent rows (from the {@link CommitHorizon}'s
- * floor), send them, and while Kafka acknowledges, fetch and send the next batch; acknowledged batches are
- * marked strictly in order by the {@link Marker} on a second session. Every fetch runs on the lock-holding
- * session, so losing it stops fetching at once.
+ * fetches the oldest unsent rows on that same connection (from the {@link CommitHorizon}'s floor, leaving out the
+ * rows of parked keys and of batches still in flight) and submits them to relay-core's {@link DeliveryPipeline},
+ * which publishes, settles and marks them on a second session while the next batches are fetched. Every fetch
+ * runs on the lock-holding session, so losing it stops fetching at once; marking only ever marks rows Kafka
+ * acknowledged, so it is correct even after the lock was lost.
  */
 final class JdbcPollingSource implements PollingSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcPollingSource.class);
-    /** Acknowledgements slower than this count as a Kafka outage for health and metrics (we keep waiting). */
-    private static final long SLOW_ACK_NANOS = TimeUnit.SECONDS.toNanos(15);
-    private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration INITIAL_BACKOFF = Duration.ofMillis(100);
     private static final String[] NO_KEYS = new String[0];
 
+    /** A submitted batch: its rows are left out of the fetch until it is settled. */
+    private record InFlight(long[] seqs, CompletableFuture<Void> settled) {
+    }
+
     private final PollSettings settings;
     private final ConnectionFactory connections;
+    private final EventRouter router;
     private final ProducerSettings producerSettings;
     private final RelayListener listener;
     private final OutboxQueries queries;
     private final Acknowledger acknowledger;
-    private final BatchPublisher batches;
-    private final Backoff kafkaBackoff;
+    private final DeliverySettings delivery;
     private final Backoff databaseBackoff;
     /** Keys whose rows the fetch leaves out for now: their topic is unusable, or a row waits for its retry. */
     private final KeyParking parking;
@@ -59,8 +66,9 @@ final class JdbcPollingSource implements PollingSource {
 
     private volatile boolean stopping;
     private volatile boolean active;
-    private volatile boolean kafkaDown;
     private volatile boolean databaseDown;
+    /** The current leadership term's pipeline, or null as a standby. */
+    private volatile DeliveryPipeline pipeline;
     private String sessionProblem;
     private EventPublisher publisher;
     private TopicLimits limits;
@@ -71,16 +79,16 @@ final class JdbcPollingSource implements PollingSource {
                       ProducerSettings producerSettings, RelayListener listener) {
         this.settings = settings;
         this.connections = connections;
+        this.router = router;
         this.producerSettings = producerSettings;
         this.listener = listener;
         this.queries = new OutboxQueries(settings.table(), settings.onPoison());
         this.acknowledger = Acknowledger.forTable(settings.table(), settings.onPublish());
-        this.kafkaBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
+        this.delivery = new DeliverySettings(settings.maxAttempts(), settings.onPoison(), settings.deadLetterTopic(),
+                settings.batchSize() * settings.pipelineDepth(), "outbox-relay-mark");
         this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
         this.parking = KeyParking.create(listener::parkedKeys);
-        this.batches = new BatchPublisher(router, parking, listener,
-                settings.deadLetterTopic().orElse(null), settings.maxAttempts());
     }
 
     @Override
@@ -91,7 +99,6 @@ final class JdbcPollingSource implements PollingSource {
         LOG.info("Starting poll source: {}", settings);
         publisher = EventPublisher.kafka(producerSettings);
         limits = TopicLimits.kafka(producerSettings.producerProperties());
-        batches.use(publisher, limits);
         if (settings.onPublish() == Acknowledger.OnPublish.MARK) {
             purger = new RetentionPurger(settings.table(), settings.retention(), settings.purgeInterval(),
                     settings.purgeBatchSize(), settings.relayName(), connections::connect, () -> active && !stopping);
@@ -108,7 +115,9 @@ final class JdbcPollingSource implements PollingSource {
 
     @Override
     public boolean isHealthy() {
-        return started.get() && !stopping && worker.isAlive() && !kafkaDown && !databaseDown;
+        DeliveryPipeline p = pipeline;
+        return started.get() && !stopping && worker.isAlive() && !databaseDown
+                && (p == null || (p.isRunning() && !p.inOutage()));
     }
 
     private void run() {
@@ -169,27 +178,25 @@ final class JdbcPollingSource implements PollingSource {
     }
 
     private void lead(Connection c) throws SQLException, InterruptedException {
-        Deque<Batch> inFlight = new ArrayDeque<>();
+        Deque<InFlight> inFlight = new ArrayDeque<>();
         PGConnection notifications = c.unwrap(PGConnection.class);
         boolean more = true;
-        long pausedUntil = 0;
-        try (PreparedStatement fetch = queries.prepareFetch(c);
-             Marker marker = Marker.open(settings, connections, queries, acknowledger, batches, listener)) {
+        DeliveryPipeline p = DeliveryPipeline.start(delivery, router, publisher, limits, parking,
+                RowStore.jdbc(acknowledger, this::markingSession), listener);
+        pipeline = p;
+        try (PreparedStatement fetch = queries.prepareFetch(c)) {
             CommitHorizon horizon = CommitHorizon.open(c, queries);
             while (true) {
-                pausedUntil = handOver(inFlight, marker, pausedUntil);
-                while (!inFlight.isEmpty() && inFlight.peek().marked != null && inFlight.peek().marked.isDone()) {
-                    Marker.join(inFlight.poll().marked);
+                while (!inFlight.isEmpty() && inFlight.peek().settled().isDone()) {
+                    inFlight.poll();
                     more = true;
                 }
                 if (stopping) {
-                    drain(inFlight, marker);
+                    drain(p);
                     return;
                 }
-                long now = System.nanoTime();
-                if (now - pausedUntil < 0) {
-                    awaitProgress(inFlight, Math.min(100, TimeUnit.NANOSECONDS.toMillis(pausedUntil - now) + 1));
-                    continue;
+                if (!p.isRunning()) {
+                    throw new IllegalStateException("the delivery pipeline stopped");
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {
                     horizon.advance(c);
@@ -197,133 +204,71 @@ final class JdbcPollingSource implements PollingSource {
                     List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), horizon.floor(),
                             parkedKeys(), settings.batchSize());
                     databaseRecovered(); // only a session that fetched has proven itself: no flapping on errors
-                    long fetched = System.nanoTime();
                     more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
                         continue;
                     }
-                    Batch batch = batches.send(rows, blocked(inFlight));
-                    batch.fetchMicros = (fetched - fetchStart) / 1000;
-                    batch.sendMicros = (System.nanoTime() - fetched) / 1000;
+                    LOG.debug("Fetched {} rows in {} µs", rows.size(), (System.nanoTime() - fetchStart) / 1000);
+                    InFlight batch = new InFlight(rows.stream().mapToLong(OutboxRow::seq).toArray(),
+                            new CompletableFuture<>());
+                    inFlight.add(batch);
+                    p.submit(items(rows), false, last -> batch.settled().complete(null));
                     horizon.fetched(c, rows);
-                    if (batch.outage != null) {
-                        pausedUntil = kafkaOutage(batch.outage);
-                        more = true; // retry the held rows as soon as the backoff is over
-                    }
-                    if (!batch.isEmpty()) {
-                        inFlight.add(batch);
-                    } else if (!inFlight.isEmpty() || batch.outage == null) {
-                        // Everything fetched waits (behind an in-flight batch, or for its topic): don't spin.
-                        more = false;
-                    }
                     continue;
                 }
                 if (!inFlight.isEmpty()) {
-                    awaitProgress(inFlight, 100);
+                    awaitSettled(inFlight.peek(), 100);
                     continue;
                 }
                 // Idle: sleep until rows are committed (NOTIFY) or the fallback interval passes.
                 notifications.getNotifications((int) Math.max(1, settings.pollInterval().toMillis()));
                 more = true;
             }
+        } finally {
+            pipeline = null;
+            p.close();
         }
     }
 
-    /** Hands the acknowledged batches to the marker, strictly in order; returns until when to pause for Kafka. */
-    private long handOver(Deque<Batch> inFlight, Marker marker, long pausedUntil) {
-        for (Batch batch : inFlight) {
-            if (batch.marked != null) {
-                continue;
-            }
-            if (!batch.acked().isDone()) {
-                break;
-            }
-            pausedUntil = settle(batch, marker, pausedUntil);
-        }
-        return pausedUntil;
-    }
-
-    /** Waits until the oldest batch is marked or the oldest unmarked one is acknowledged, at most {@code millis}. */
-    private void awaitProgress(Deque<Batch> inFlight, long millis) throws InterruptedException {
-        if (inFlight.isEmpty()) {
-            pause(millis);
-            return;
-        }
-        Batch waiting = null;
-        for (Batch batch : inFlight) {
-            if (batch.marked == null) {
-                waiting = batch;
-                break;
-            }
-        }
-        Batch head = inFlight.peek();
-        CompletableFuture<?> progress = waiting == null ? head.marked
-                : head.marked == null ? waiting.acked() : CompletableFuture.anyOf(head.marked,
-                        waiting.acked());
+    /** The marking session: the pipeline's own connection, prepared like the fetching one. */
+    private Connection markingSession() throws SQLException {
+        Connection m = connections.connect();
         try {
-            progress.get(millis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            if (waiting != null && !kafkaDown && System.nanoTime() - waiting.startedNanos > SLOW_ACK_NANOS) {
-                kafkaDown = true;
-                LOG.warn("Kafka has not acknowledged a batch for {} s; still waiting",
-                        TimeUnit.NANOSECONDS.toSeconds(SLOW_ACK_NANOS));
-                listener.outage("kafka", new TimeoutException("no acknowledgement from Kafka"));
-            }
-        } catch (ExecutionException e) {
-            // acked() swallows failures (read per record when settling); a marking failure is rethrown by the loop
+            queries.prepareSession(m, settings.relayName());
+            return m;
+        } catch (SQLException | RuntimeException e) {
+            m.close();
+            throw e;
+        }
+    }
+
+    private static List<Item> items(List<OutboxRow> rows) {
+        List<Item> items = new ArrayList<>(rows.size());
+        for (OutboxRow r : rows) {
+            items.add(Item.fromColumns(r.id(), r.aggregateType(), r.aggregateId(), r.eventType(), r.payload(),
+                    r.headers(), r.createdAt()));
+        }
+        return items;
+    }
+
+    private static void awaitSettled(InFlight batch, long millis) throws InterruptedException {
+        try {
+            batch.settled().get(millis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // looked at again by the loop; the pipeline reports a slow or unavailable Kafka itself
         }
     }
 
     /** Settles the in-flight batches before stopping, waiting a bounded time for Kafka. */
-    private void drain(Deque<Batch> inFlight, Marker marker) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
-        for (Batch batch : inFlight) {
-            if (batch.marked != null) {
-                continue;
+    private static void drain(DeliveryPipeline p) {
+        try {
+            if (!p.drain(DRAIN_TIMEOUT)) {
+                LOG.warn("Stopping with {} unacknowledged batch(es); their rows stay unsent and will be published"
+                        + " again", p.unsettled());
             }
-            long left = deadline - System.nanoTime();
-            try {
-                batch.acked().get(Math.max(0, left), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException | ExecutionException e) {
-                LOG.warn("Stopping with {} unacknowledged batches; their rows stay unsent and will be published again",
-                        inFlight.stream().filter(b -> b.marked == null).count());
-                break;
-            }
-            settle(batch, marker, 0);
+        } catch (InterruptedException e) {
+            LOG.debug("Stopping before every batch was settled");
         }
-        while (!inFlight.isEmpty() && inFlight.peek().marked != null) {
-            Marker.join(inFlight.poll().marked);
-        }
-    }
-
-    /** Decides a batch's outcome and hands it to the marker; returns until when to pause for a Kafka outage. */
-    private long settle(Batch batch, Marker marker, long pausedUntil) {
-        BatchPublisher.Outcome outcome = batches.settle(batch);
-        batch.marked = marker.mark(batch, outcome);
-        if (outcome.outage() != null) {
-            return kafkaOutage(outcome.outage());
-        }
-        if (batch.outage == null) {
-            kafkaBackoff.reset();
-            if (kafkaDown) {
-                kafkaDown = false;
-                LOG.info("Kafka acknowledges again; publishing resumed");
-                if (!databaseDown) {
-                    listener.recovered();
-                }
-            }
-        }
-        return pausedUntil;
-    }
-
-    private long kafkaOutage(Throwable cause) {
-        long delay = kafkaBackoff.nextDelayMillis();
-        if (!kafkaDown) {
-            kafkaDown = true;
-            LOG.warn("Kafka unavailable; rows stay unsent and are retried with backoff: {}", cause.toString());
-            listener.outage("kafka", cause);
-        }
-        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
     }
 
     /** A session that connects but cannot relay: one WARN per distinct reason, not ready, backing off. */
@@ -345,9 +290,7 @@ final class JdbcPollingSource implements PollingSource {
         if (databaseDown) {
             databaseDown = false;
             LOG.info("Database connection for {} restored", settings.table());
-            if (!kafkaDown) {
-                listener.recovered();
-            }
+            listener.recovered();
         }
     }
 
@@ -362,19 +305,11 @@ final class JdbcPollingSource implements PollingSource {
         return parking.size() == 0 ? NO_KEYS : parking.keys().toArray(NO_KEYS);
     }
 
-    private static long[] excluded(Deque<Batch> inFlight) {
+    private static long[] excluded(Deque<InFlight> inFlight) {
         if (inFlight.isEmpty()) {
             return new long[0];
         }
-        return inFlight.stream().map(Batch::claimedSeqs).flatMapToLong(java.util.Arrays::stream).toArray();
-    }
-
-    private static Set<String> blocked(Deque<Batch> inFlight) {
-        Set<String> keys = new HashSet<>();
-        for (Batch b : inFlight) {
-            keys.addAll(b.blockingKeys);
-        }
-        return keys;
+        return inFlight.stream().map(InFlight::seqs).flatMapToLong(Arrays::stream).toArray();
     }
 
     private void pause(long millis) {
@@ -398,7 +333,7 @@ final class JdbcPollingSource implements PollingSource {
         LOG.info("Stopping poll source for {}", settings.table());
         if (worker != null) {
             try {
-                worker.join(TimeUnit.NANOSECONDS.toMillis(DRAIN_TIMEOUT_NANOS) + 10_000);
+                worker.join(DRAIN_TIMEOUT.toMillis() + 10_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,14 +1,11 @@
-package dev.outboxrelay.cdc;
+package dev.outboxrelay.core.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
-import dev.outboxrelay.core.delivery.DeadLetterTopic;
-import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
-import dev.outboxrelay.core.delivery.OnPoison;
-import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
@@ -20,6 +17,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -33,33 +31,55 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CDC pipeline's send and settle halves against a fake publisher and a fake row store: no PostgreSQL, no
- * Kafka. What a consumer sees on a real broker is the contract suites' job; this pins the decisions.
+ * The delivery pipeline's send and settle halves against a fake publisher and a fake row store: no PostgreSQL, no
+ * Kafka. What a consumer sees on a real broker is the contract suites' job (both sources); this pins the
+ * decisions. {@link SettlingPipelineTest} covers the settling thread.
  */
-class BatchPublisherTest {
+class DeliveryPipelineTest {
 
     private final FakePublisher kafka = new FakePublisher();
     private final FakeRows rows = new FakeRows();
     private final KeyParking parking = KeyParking.create();
     private TopicLimits topics = TopicLimits.unknown();
 
-    private BatchPublisher publisher(OnPoison onPoison) {
+    /** The two halves as the settling pipeline drives them, without its thread. */
+    private final class Halves {
+        final Sender sender;
+        final Settler settler;
+
+        Halves(OnPoison onPoison, String deadLetterTopic) {
+            DeliverySettings settings = new DeliverySettings(2, onPoison, Optional.ofNullable(deadLetterTopic), 100,
+                    "test-settle");
+            sender = new Sender(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, onPoison);
+            settler = new Settler(settings, kafka, topics, parking, rows, RelayListener.none());
+        }
+
+        SentBatch send(List<Item> items, boolean fromTable) {
+            return sender.send(items, fromTable);
+        }
+
+        void settleAll(List<SentBatch> batches) throws InterruptedException {
+            for (SentBatch b : batches) {
+                b.awaitAnswers(System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10));
+            }
+            settler.settleAll(batches, sender);
+        }
+    }
+
+    private Halves publisher(OnPoison onPoison) {
         return publisher(onPoison, null);
     }
 
-    private BatchPublisher publisher(OnPoison onPoison, String deadLetterTopic) {
-        CdcSettings settings = CdcSettings.builder("jdbc:postgresql://localhost:5432/app", "relay", null)
-                .maxAttempts(2).onPoison(onPoison).deadLetterTopic(deadLetterTopic).build();
-        return new BatchPublisher(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, settings,
-                RelayListener.none(), rows, () -> false);
+    private Halves publisher(OnPoison onPoison, String deadLetterTopic) {
+        return new Halves(onPoison, deadLetterTopic);
     }
 
     @Test
     void aRowIsMarkedOnlyAfterKafkaAcknowledgedIt() throws Exception {
         kafka.answer = r -> new CompletableFuture<>(); // answered later, by hand
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item a = item("Order", "k1");
-        BatchPublisher.Item b = item("Order", "k2");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item a = item("Order", "k1");
+        Item b = item("Order", "k2");
         SentBatch sent = p.send(List.of(a, b), false);
         assertThat(rows.acknowledged).isEmpty();
         assertThat(sent.answered()).isFalse();
@@ -72,9 +92,9 @@ class BatchPublisherTest {
     @Test
     void aRowsFaultChargesAnAttemptAndParksOnlyItsKey() throws Exception {
         kafka.answer = r -> key(r).equals("bad") ? failed(new RecordTooLargeException("over the limit")) : acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item bad = item("Order", "bad");
-        BatchPublisher.Item good = item("Order", "good");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item bad = item("Order", "bad");
+        Item good = item("Order", "good");
         p.settleAll(List.of(p.send(List.of(bad, good), false)));
 
         assertThat(rows.acknowledged).containsExactly(good.id());
@@ -86,16 +106,16 @@ class BatchPublisherTest {
         kafka.sent.clear();
         SentBatch next = p.send(List.of(item("Order", "bad"), item("Order", "good")), false);
         assertThat(next.parked).isEqualTo(1);
-        assertThat(kafka.sent).extracting(BatchPublisherTest::key).containsExactly("good");
+        assertThat(kafka.sent).extracting(DeliveryPipelineTest::key).containsExactly("good");
     }
 
     @Test
     void laterEventsOfAKeyAcknowledgedAfterItFailedAreNotMarked() throws Exception {
         List<UUID> failing = new ArrayList<>();
         kafka.answer = r -> failing.contains(id(r)) ? failed(new RecordTooLargeException("big")) : acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item first = item("Order", "k");
-        BatchPublisher.Item second = item("Order", "k");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item first = item("Order", "k");
+        Item second = item("Order", "k");
         failing.add(first.id());
         p.settleAll(List.of(p.send(List.of(first, second), false)));
         assertThat(rows.acknowledged).as("the second overtook the first: published again after it").isEmpty();
@@ -106,9 +126,9 @@ class BatchPublisherTest {
     void aTopicsFaultParksItsKeysWithoutAnAttemptAndTheTopicIsNotSentToMeanwhile() throws Exception {
         kafka.answer = r -> r.topic().equals("t.Secret")
                 ? failed(new TopicAuthorizationException(Set.of("t.Secret"))) : acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item denied = item("Secret", "s1");
-        BatchPublisher.Item fine = item("Order", "o1");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item denied = item("Secret", "s1");
+        Item fine = item("Order", "o1");
         p.settleAll(List.of(p.send(List.of(denied, fine), false)));
         assertThat(rows.attempts).as("no attempt counted").isEmpty();
         assertThat(rows.acknowledged).containsExactly(fine.id());
@@ -125,8 +145,8 @@ class BatchPublisherTest {
     void aBrokerWideFailureIsRetriedWithoutChargingAttempts() throws Exception {
         int[] calls = {0};
         kafka.answer = r -> calls[0]++ == 0 ? failed(new NetworkException("broker gone")) : acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item event = item("Order", "k");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item event = item("Order", "k");
         p.settleAll(List.of(p.send(List.of(event), false)));
         assertThat(calls[0]).isEqualTo(2);
         assertThat(rows.attempts).isEmpty();
@@ -137,17 +157,17 @@ class BatchPublisherTest {
     @Test
     void withBlockADeadLetterKeepsItsKeyParkedAndWithSkipItsLaterEventsFlow() throws Exception {
         kafka.answer = r -> acked();
-        BatchPublisher block = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item poison = malformed("p", "headers must be a JSON object");
-        BatchPublisher.Item after = item("Order", "p");
+        Halves block = publisher(OnPoison.BLOCK);
+        Item poison = malformed("p", "headers must be a JSON object");
+        Item after = item("Order", "p");
         block.settleAll(List.of(block.send(List.of(poison, after), false)));
         assertThat(rows.attempts).as("a malformed row uses its attempts at once").containsEntry(poison.id(), 2);
         assertThat(parking.reasonOf("p")).isEqualTo(Reason.DEAD_LETTER);
         assertThat(rows.acknowledged).doesNotContain(after.id());
 
-        BatchPublisher skip = publisher(OnPoison.SKIP);
-        BatchPublisher.Item poison2 = malformed("q", "bad headers");
-        BatchPublisher.Item after2 = item("Order", "q");
+        Halves skip = publisher(OnPoison.SKIP);
+        Item poison2 = malformed("q", "bad headers");
+        Item after2 = item("Order", "q");
         skip.settleAll(List.of(skip.send(List.of(poison2, after2), false)));
         assertThat(parking.isParked("q")).isFalse();
         assertThat(rows.acknowledged).contains(after2.id());
@@ -174,11 +194,11 @@ class BatchPublisherTest {
             }
         };
         kafka.answer = r -> acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item small = item("Order", "k");
-        BatchPublisher.Item big = BatchPublisher.Item.of(new OutboxEvent(UUID.randomUUID(), "Order", "k", "Happened",
+        Halves p = publisher(OnPoison.BLOCK);
+        Item small = item("Order", "k");
+        Item big = Item.of(new OutboxEvent(UUID.randomUUID(), "Order", "k", "Happened",
                 "{\"blob\": \"" + "x".repeat(400) + "\"}", Map.of(), Instant.now()));
-        BatchPublisher.Item later = item("Order", "k");
+        Item later = item("Order", "k");
         SentBatch sent = p.send(List.of(small, big, later), false);
         assertThat(kafka.flushes).as("flushed before and after the big record").isEqualTo(2);
         assertThat(sent.parked).as("the rest of its key waits until it is answered").isEqualTo(1);
@@ -191,8 +211,8 @@ class BatchPublisherTest {
     @Test
     void aDyingRowsCopyGoesToTheDeadLetterTopicOnceBeforeItIsRecorded() throws Exception {
         kafka.answer = r -> acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK, "dead");
-        BatchPublisher.Item poison = malformed("p", "headers must be a JSON object");
+        Halves p = publisher(OnPoison.BLOCK, "dead");
+        Item poison = malformed("p", "headers must be a JSON object");
         p.settleAll(List.of(p.send(List.of(poison), false)));
         assertThat(kafka.sent).extracting(ProducerRecord::topic).containsExactly("dead");
         assertThat(id(kafka.sent.get(0))).isEqualTo(poison.id());
@@ -205,8 +225,8 @@ class BatchPublisherTest {
     @Test
     void aRowWhoseDeadLetterCopyKafkaCannotTakeIsNotChargedAndRetried() throws Exception {
         kafka.answer = r -> r.topic().equals("dead") ? failed(new NetworkException("broker gone")) : acked();
-        BatchPublisher p = publisher(OnPoison.BLOCK, "dead");
-        BatchPublisher.Item poison = malformed("p", "bad headers");
+        Halves p = publisher(OnPoison.BLOCK, "dead");
+        Item poison = malformed("p", "bad headers");
         p.settleAll(List.of(p.send(List.of(poison), false)));
         assertThat(rows.attempts).as("not dead-lettered without its copy").isEmpty();
         assertThat(parking.reasonOf("p")).isEqualTo(Reason.ROW_RETRY);
@@ -216,21 +236,51 @@ class BatchPublisherTest {
     void theDrainerSendsTheEventsOfAParkedKey() throws Exception {
         kafka.answer = r -> acked();
         parking.park("k", Reason.TOPIC, "topic t.Order");
-        BatchPublisher p = publisher(OnPoison.BLOCK);
-        BatchPublisher.Item event = item("Order", "k");
+        Halves p = publisher(OnPoison.BLOCK);
+        Item event = item("Order", "k");
         assertThat(p.send(List.of(event), false).parked).as("the stream leaves it").isEqualTo(1);
         SentBatch drained = p.send(List.of(event), true);
         p.settleAll(List.of(drained));
         assertThat(rows.acknowledged).containsExactly(event.id());
     }
 
-    private static BatchPublisher.Item item(String type, String key) {
-        return BatchPublisher.Item.of(new OutboxEvent(UUID.randomUUID(), type, key, "Happened", "{}", Map.of(),
+    @Test
+    void aRowWhoseColumnsAreNotAnEventIsDeadLetteredWithTheReasonAndItsColumnsAsRead() throws Exception {
+        Item row = Item.fromColumns(UUID.randomUUID(), "Order", "k", "Happened", "{}", "[1, 2]", Instant.now());
+        assertThat(row.event()).isNull();
+        assertThat(row.malformedReason()).contains("headers");
+        assertThat(row.dying().payload()).isEqualTo("{}");
+
+        Halves p = publisher(OnPoison.SKIP, "dead");
+        p.settleAll(List.of(p.send(List.of(row), false)));
+        assertThat(rows.attempts).containsEntry(row.id(), 2);
+        assertThat(kafka.sent).extracting(ProducerRecord::topic).containsExactly("dead");
+        assertThat(parking.isParked("k")).as("skip: the key goes on").isFalse();
+    }
+
+    @Test
+    void aParkedKeysNewRowsAreLeftInTheTableAndCountedSoItIsLookedAtAgain() {
+        parking.park("k", Reason.ROW_RETRY, "event x");
+        long before = holdOf("k").parkedEvents();
+        Halves p = publisher(OnPoison.BLOCK);
+        SentBatch sent = p.send(List.of(item("Order", "k"), item("Order", "k"), item("Order", "other")), false);
+        assertThat(sent.parked).isEqualTo(2);
+        assertThat(holdOf("k").parkedEvents()).isEqualTo(before + 2);
+        assertThat(kafka.sent).extracting(DeliveryPipelineTest::key).containsExactly("other");
+    }
+
+    private KeyParking.Hold holdOf(String key) {
+        parking.dueNow(key);
+        return parking.due().stream().filter(h -> h.key().equals(key)).findFirst().orElseThrow();
+    }
+
+    private static Item item(String type, String key) {
+        return Item.of(new OutboxEvent(UUID.randomUUID(), type, key, "Happened", "{}", Map.of(),
                 Instant.now()));
     }
 
-    private static BatchPublisher.Item malformed(String key, String reason) {
-        return BatchPublisher.Item.malformed(new DeadLetterTopic.DyingEvent(UUID.randomUUID(), "Order", key, "Happened",
+    private static Item malformed(String key, String reason) {
+        return Item.malformed(new DeadLetterTopic.DyingEvent(UUID.randomUUID(), "Order", key, "Happened",
                 "{}"), reason);
     }
 
@@ -244,11 +294,11 @@ class BatchPublisherTest {
     }
 
     private static RecordMetadata metadata() {
-        return new RecordMetadata(new TopicPartition("t", 0), 0, 0, 0, 0, 0);
+        return FakePublisher.metadata();
     }
 
     private static CompletableFuture<RecordMetadata> acked() {
-        return CompletableFuture.completedFuture(metadata());
+        return FakePublisher.acked();
     }
 
     private static CompletableFuture<RecordMetadata> failed(Exception e) {
@@ -257,65 +307,5 @@ class BatchPublisherTest {
         CompletableFuture.delayedExecutor(5, java.util.concurrent.TimeUnit.MILLISECONDS)
                 .execute(() -> f.completeExceptionally(e));
         return f;
-    }
-
-    /** Answers each record as told; remembers what was sent. */
-    private static final class FakePublisher implements EventPublisher {
-        Function<ProducerRecord<byte[], byte[]>, CompletableFuture<RecordMetadata>> answer = r -> acked();
-        final List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
-        final List<CompletableFuture<RecordMetadata>> pending = new ArrayList<>();
-
-        @Override
-        public CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
-            sent.add(record);
-            CompletableFuture<RecordMetadata> f = answer.apply(record);
-            pending.add(f);
-            return f;
-        }
-
-        int flushes;
-
-        @Override
-        public void flush() {
-            flushes++;
-        }
-
-        @Override
-        public void close(Duration timeout) {
-        }
-    }
-
-    /** The outbox table as far as the pipeline writes it: marks and attempts; dead at max attempts. */
-    private static final class FakeRows implements RowStore {
-        final List<UUID> acknowledged = new ArrayList<>();
-        final Map<UUID, Integer> attempts = new HashMap<>();
-
-        @Override
-        public void acknowledge(List<UUID> ids) {
-            acknowledged.addAll(ids);
-        }
-
-        @Override
-        public Collection<UUID> record(List<UUID> acked, List<Failure> failures, int maxAttempts) {
-            acknowledged.addAll(acked);
-            List<UUID> dead = new ArrayList<>();
-            for (Failure f : failures) {
-                if (attempts.merge(f.id(), 1, Integer::sum) >= maxAttempts && !dead.contains(f.id())) {
-                    dead.add(f.id());
-                }
-            }
-            return dead;
-        }
-
-        @Override
-        public Map<UUID, Integer> attempts(Collection<UUID> ids) {
-            Map<UUID, Integer> result = new HashMap<>();
-            ids.forEach(id -> result.put(id, attempts.getOrDefault(id, 0)));
-            return result;
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -1,32 +1,35 @@
-package dev.outboxrelay.cdc;
+package dev.outboxrelay.core.delivery;
 
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * A batch {@link BatchPublisher#send} handed to the producer: the records sent with their pending answers, the
- * rows that failed locally, and how many were parked. Built by the submitting thread, read by the settling one.
+ * A batch the {@link Sender} handed to the producer: the records sent with their pending answers, the rows that
+ * failed locally, and how many were left parked. Built by the submitting thread, read by the settling one.
  */
 final class SentBatch {
 
-    final List<BatchPublisher.Item> items = new ArrayList<>();
+    final List<Item> items = new ArrayList<>();
     final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     final List<String> topics = new ArrayList<>();
     /** Per sent item: whether the rest of its key was parked behind it until it is answered. */
     final List<Boolean> atRisk = new ArrayList<>();
-    final List<BatchPublisher.Item> malformed = new ArrayList<>();
+    final List<Item> malformed = new ArrayList<>();
     final List<String> malformedReasons = new ArrayList<>();
     final long startedNanos = System.nanoTime();
-    /** Published from the table for a parked key by the drainer, rather than streamed. */
-    final boolean draining;
+    /** Rows of parked keys the source publishes from the table, rather than new rows. */
+    final boolean fromTable;
     int parked;
     private final int size;
 
-    SentBatch(boolean draining, int size) {
-        this.draining = draining;
+    SentBatch(boolean fromTable, int size) {
+        this.fromTable = fromTable;
         this.size = size;
     }
 
@@ -58,13 +61,17 @@ final class SentBatch {
         return true;
     }
 
-    void awaitAnswers() throws InterruptedException {
+    /** Waits until Kafka answered every record, at most until {@code deadlineNanos}; false if it had not by then. */
+    boolean awaitAnswers(long deadlineNanos) throws InterruptedException {
         for (CompletableFuture<?> f : futures) {
             try {
-                f.get();
+                f.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
-                // judged by settle
+                // judged when settling
+            } catch (TimeoutException e) {
+                return false;
             }
         }
+        return true;
     }
 }

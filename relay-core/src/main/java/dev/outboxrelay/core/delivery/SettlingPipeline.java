@@ -1,71 +1,56 @@
-package dev.outboxrelay.cdc;
+package dev.outboxrelay.core.delivery;
 
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes batch N+1 while batch N's acknowledgements, marking and position commit complete. The submitting
- * thread (the rescan, or Debezium's engine thread) only routes and hands records to the producer; one settling
- * thread waits for Kafka's answers and, strictly in submission order, marks the acknowledged rows and only then
- * runs each batch's {@link Settled} callback (which confirms the WAL position). A batch is only submitted while
- * fewer than {@code maxEvents} events are unsettled, so at most {@code maxEvents - 1 +} one batch are in flight:
- * that bounds both memory and the duplicates a crash can cause.
+ * {@link DeliveryPipeline} with one settling thread. Submitting threads only route and hand records to the
+ * producer ({@link Sender}); the settling thread waits for Kafka's answers and, strictly in submission order,
+ * settles each batch ({@link Settler}) and only then runs its callback. Batch N+1 is thus published while batch
+ * N's acknowledgements, marking and position commit complete.
  *
- * <p>Batches whose records were all acknowledged by the time the settling thread gets to them are marked with
- * one statement, and only the last of them is asked to flush its position: many small batches (a trickle of
- * transactions) cost one round of marking and confirming, not one each.
+ * <p>Batches Kafka has answered completely by the time the settling thread gets to them are settled as one group:
+ * many small batches (a trickle of transactions) cost one round of marking and one position flush, not one each.
  */
-final class Pipeline {
+final class SettlingPipeline implements DeliveryPipeline {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
-    /** Batches settled together at most (one UPDATE, one offset flush). */
+    private static final Logger LOG = LoggerFactory.getLogger(SettlingPipeline.class);
+    /** Batches settled together at most (one UPDATE, one position flush). */
     private static final int MAX_GROUP = 256;
-
-    /** Runs after a batch was settled; {@code last} is true for the last batch of a group settled together. */
-    @FunctionalInterface
-    interface Settled {
-        void run(boolean last) throws InterruptedException;
-    }
+    /** Unanswered for this long, Kafka counts as unavailable for health and metrics (we keep waiting). */
+    private static final Duration SLOW_ACK = Duration.ofSeconds(15);
 
     private record Pending(SentBatch sent, Settled settled) {
     }
 
-    private final BatchPublisher publisher;
+    private final Sender sender;
+    private final Settler settler;
     private final int maxEvents;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** Events submitted and not settled yet; guarded by this. */
     private int unsettledEvents;
-    private final Thread settler;
+    private final Thread thread;
+    /** Guarded by this. */
     private boolean closed;
 
-    Pipeline(BatchPublisher publisher, int maxEvents, String name) {
-        this.publisher = publisher;
+    SettlingPipeline(Sender sender, Settler settler, int maxEvents, String threadName) {
+        this.sender = sender;
+        this.settler = settler;
         this.maxEvents = maxEvents;
-        this.settler = new Thread(this::settleLoop, name);
-        this.settler.setDaemon(true);
-        this.settler.start();
+        this.thread = new Thread(this::settleLoop, threadName);
+        this.thread.setDaemon(true);
+        this.thread.start();
     }
 
-    /**
-     * Hands {@code items} to the producer and queues the batch for settling; blocks while {@code maxEvents}
-     * events (or {@code MAX_GROUP} batches) are unsettled. An empty batch is settled in order too (its callback still moves the position).
-     *
-     * @throws InterruptedException when the pipeline is closed or the thread interrupted
-     */
-    void submit(List<BatchPublisher.Item> items, Settled settled) throws InterruptedException {
-        submit(items, false, settled);
-    }
-
-    /**
-     * The same for the rows of one parked key that the {@link ParkedKeyDrainer} publishes from the table
-     * ({@code draining}): they are sent although their key is parked.
-     */
-    void submit(List<BatchPublisher.Item> items, boolean draining, Settled settled) throws InterruptedException {
+    @Override
+    public void submit(List<Item> items, boolean fromTable, Settled settled) throws InterruptedException {
         synchronized (this) {
             while ((unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP) && !closed) {
                 wait();
@@ -74,9 +59,10 @@ final class Pipeline {
                 throw new InterruptedException("relay is closing");
             }
         }
-        // Two threads may submit (the stream and the drainer), never for the same key: a key the drainer
-        // publishes is parked, so the stream leaves its events in the table. Per-key order is submission order.
-        SentBatch sent = publisher.send(items, draining);
+        // Two threads may submit (new rows, and a parked key's rows from the table), never for the same key: a key
+        // published from the table is parked, so new rows of it are left in the table. Per-key order is
+        // submission order.
+        SentBatch sent = sender.send(items, fromTable);
         synchronized (this) {
             queue.addLast(new Pending(sent, settled));
             unsettledEvents += items.size();
@@ -84,45 +70,55 @@ final class Pipeline {
         }
     }
 
-    /**
-     * Waits until every submitted batch is settled; false when {@code timeout} passed first.
-     *
-     * @throws InterruptedException when the pipeline stopped with batches unsettled
-     */
-    boolean drain(Duration timeout) throws InterruptedException {
+    @Override
+    public boolean drain(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this) {
             while (!queue.isEmpty()) {
-                if (!settler.isAlive() || closed) {
+                if (!thread.isAlive() || closed) {
                     throw new InterruptedException("relay is closing");
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                wait(Math.max(1, left / 1_000_000));
+                wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
             }
             return true;
         }
     }
 
-    /** Number of batches submitted but not settled yet. */
-    synchronized int unsettled() {
+    @Override
+    public synchronized int unsettled() {
         return queue.size();
     }
 
-    /** Stops settling; batches not settled yet are abandoned (never marked, their position never confirmed). */
-    void close() {
+    @Override
+    public boolean inOutage() {
+        return settler.inOutage();
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return !closed;
+    }
+
+    @Override
+    public void close() {
         synchronized (this) {
+            if (closed && !thread.isAlive()) {
+                return;
+            }
             closed = true;
             notifyAll();
         }
-        settler.interrupt();
+        thread.interrupt();
         try {
-            settler.join(10_000);
+            thread.join(10_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        settler.close();
     }
 
     private void settleLoop() {
@@ -139,20 +135,22 @@ final class Pipeline {
                     head = queue.peekFirst();
                 }
                 long t0 = System.nanoTime();
-                head.sent().awaitAnswers();
+                while (!head.sent().awaitAnswers(System.nanoTime() + SLOW_ACK.toNanos())) {
+                    settler.slow(SLOW_ACK);
+                }
                 long t1 = System.nanoTime();
                 List<Pending> group = group(head);
                 List<SentBatch> sents = new ArrayList<>(group.size());
                 group.forEach(p -> sents.add(p.sent()));
-                publisher.settleAll(sents);
+                settler.settleAll(sents, sender);
                 long t2 = System.nanoTime();
-                int lastStreamed = group.size() - 1;
-                while (lastStreamed > 0 && group.get(lastStreamed).sent().draining) {
-                    lastStreamed--; // a drained batch moves no position: the last streamed one flushes it
+                int last = group.size() - 1;
+                while (last > 0 && group.get(last).sent().fromTable) {
+                    last--; // rows from the table move no position: the last batch of new rows flushes it
                 }
                 for (int i = 0; i < group.size(); i++) {
                     try {
-                        group.get(i).settled().run(i == lastStreamed);
+                        group.get(i).settled().run(i == last);
                     } catch (RuntimeException e) {
                         // E.g. the engine that handed us the batch stopped meanwhile: its position is simply not
                         // confirmed, and the batch is replayed (duplicates, never loss).
@@ -161,8 +159,7 @@ final class Pipeline {
                 }
                 synchronized (this) {
                     for (int i = 0; i < group.size(); i++) {
-                        Pending done = queue.pollFirst();
-                        unsettledEvents -= done.sent().size();
+                        unsettledEvents -= queue.pollFirst().sent().size();
                     }
                     notifyAll();
                 }
@@ -175,8 +172,8 @@ final class Pipeline {
         } catch (InterruptedException e) {
             LOG.debug("Settling stopped with {} batch(es) unsettled", unsettled());
         } catch (RuntimeException e) {
-            // A bug, not an outage: stop publishing rather than confirm positions past unsettled events.
-            LOG.error("Settling published events failed; the CDC source stops publishing (restart the relay)", e);
+            // A bug, not an outage: stop publishing rather than move a position past unsettled events.
+            LOG.error("Settling published events failed; the source stops publishing (restart the relay)", e);
         } finally {
             synchronized (this) {
                 closed = true;

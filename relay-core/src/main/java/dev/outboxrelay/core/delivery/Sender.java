@@ -1,0 +1,108 @@
+package dev.outboxrelay.core.delivery;
+
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.core.delivery.KeyParking.Reason;
+import dev.outboxrelay.core.event.MalformedEventException;
+import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.route.EventRouter;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+/**
+ * The sending half of the {@link DeliveryPipeline}: routes rows and hands them to the producer, in order, waiting
+ * for nothing. Rows of a parked key are left in the table, and so is the rest of a key once one of its rows
+ * cannot be sent. A record larger than its topic takes may still fit once compressed, so it is sent alone
+ * ({@link EventPublisher#publishAlone}) and the rest of its key parked until the broker answered: later events of
+ * a key never overtake a record that may fail.
+ */
+final class Sender {
+
+    private final EventRouter router;
+    private final EventPublisher publisher;
+    private final TopicLimits limits;
+    private final KeyParking parking;
+    private final OnPoison onPoison;
+
+    Sender(EventRouter router, EventPublisher publisher, TopicLimits limits, KeyParking parking, OnPoison onPoison) {
+        this.router = router;
+        this.publisher = publisher;
+        this.limits = limits;
+        this.parking = parking;
+        this.onPoison = onPoison;
+    }
+
+    SentBatch send(List<Item> items, boolean fromTable) {
+        SentBatch sent = new SentBatch(fromTable, items.size());
+        Set<String> parkedHere = new HashSet<>();
+        for (Item item : items) {
+            String key = item.key();
+            if (parkedHere.contains(key)) {
+                parking.parkIfHeld(key); // counted, so the key is looked at again before it is released
+                sent.parked++;
+                continue;
+            }
+            if (!fromTable && parking.parkIfHeld(key)) {
+                sent.parked++;
+                continue;
+            }
+            if (item.event() == null) {
+                malformed(sent, parkedHere, item, item.malformedReason());
+                continue;
+            }
+            ProducerRecord<byte[], byte[]> record;
+            try {
+                record = router.route(item.event());
+            } catch (MalformedEventException e) {
+                malformed(sent, parkedHere, item, e.getMessage());
+                continue;
+            }
+            int limit = limits.maxMessageBytes(record.topic());
+            if (limit == TopicLimits.UNUSABLE) {
+                // A send would block for max.block.ms or fail again: the key waits for its topic.
+                park(parkedHere, key, Reason.TOPIC, "topic " + record.topic());
+                sent.parked++;
+                continue;
+            }
+            boolean risky = TopicLimits.estimatedSize(record) > limit;
+            CompletableFuture<RecordMetadata> ack = risky ? publisher.publishAlone(record) : publisher.publish(record);
+            if (ack.isCompletedExceptionally()) {
+                Throwable error = ack.handle((m, e) -> e).join();
+                FailureClass failure = Failures.classify(error);
+                if (failure == FailureClass.TOPIC) {
+                    limits.unusable(record.topic(), Failures.unwrap(error));
+                    park(parkedHere, key, Reason.TOPIC, "topic " + record.topic());
+                    sent.parked++;
+                    continue;
+                }
+                risky |= failure == FailureClass.ROW; // settled as a failure: nothing of its key may follow it
+            }
+            sent.items.add(item);
+            sent.topics.add(record.topic());
+            sent.futures.add(ack);
+            sent.atRisk.add(risky);
+            if (risky) {
+                park(parkedHere, key, Reason.AT_RISK, "record larger than topic " + record.topic() + " takes");
+            }
+        }
+        return sent;
+    }
+
+    private void malformed(SentBatch sent, Set<String> parkedHere, Item item, String reason) {
+        sent.malformed.add(item);
+        sent.malformedReasons.add(reason);
+        if (onPoison == OnPoison.BLOCK) {
+            park(parkedHere, item.key(), Reason.DEAD_LETTER, "event " + item.id());
+        }
+    }
+
+    private void park(Set<String> parkedHere, String key, Reason reason, String detail) {
+        if (key != null) {
+            parking.park(key, reason, detail);
+            parkedHere.add(key);
+        }
+    }
+}

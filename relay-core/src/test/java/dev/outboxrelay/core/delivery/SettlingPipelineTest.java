@@ -1,0 +1,157 @@
+package dev.outboxrelay.core.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.route.EventRouter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.NetworkException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The settling thread of the delivery pipeline: order, acknowledgement before position, bounds, failure. */
+class SettlingPipelineTest {
+
+    private final FakePublisher kafka = new FakePublisher();
+    private final FakeRows rows = new FakeRows();
+    private final KeyParking parking = KeyParking.create();
+    private final List<String> events = new CopyOnWriteArrayList<>();
+    private DeliveryPipeline pipeline;
+
+    private DeliveryPipeline start(int maxUnsettledEvents) {
+        DeliverySettings settings = new DeliverySettings(3, OnPoison.BLOCK, Optional.empty(), maxUnsettledEvents,
+                "test-settle");
+        pipeline = DeliveryPipeline.start(settings, EventRouter.topicTemplate("t.${aggregateType}"), kafka,
+                TopicLimits.unknown(), parking, rows, new RelayListener() {
+                    @Override
+                    public void outage(String what, Throwable cause) {
+                        events.add("outage " + what);
+                    }
+
+                    @Override
+                    public void recovered() {
+                        events.add("recovered");
+                    }
+                });
+        return pipeline;
+    }
+
+    @AfterEach
+    void close() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    @Test
+    void callbacksRunInSubmissionOrderAndOnlyAfterTheirRowsWereAcknowledgedAndMarked() throws Exception {
+        kafka.answer = r -> new CompletableFuture<>();
+        DeliveryPipeline p = start(100);
+        Item a = item("a");
+        Item b = item("b");
+        List<String> settled = new CopyOnWriteArrayList<>();
+        p.submit(List.of(a), false, last -> settled.add("first, marked " + rows.acknowledged));
+        p.submit(List.of(b), false, last -> settled.add("second, marked " + rows.acknowledged));
+
+        kafka.pending.get(1).complete(FakePublisher.metadata()); // the later batch is answered first
+        assertThat(p.drain(Duration.ofMillis(200))).isFalse();
+        assertThat(settled).isEmpty();
+        assertThat(rows.acknowledged).isEmpty();
+
+        kafka.pending.get(0).complete(FakePublisher.metadata());
+        assertThat(p.drain(Duration.ofSeconds(10))).isTrue();
+        assertThat(settled).containsExactly("first, marked [" + a.id() + ", " + b.id() + "]",
+                "second, marked [" + a.id() + ", " + b.id() + "]");
+    }
+
+    @Test
+    void submitBlocksWhileTheUnsettledEventsFillThePipeline() throws Exception {
+        kafka.answer = r -> new CompletableFuture<>();
+        DeliveryPipeline p = start(2);
+        p.submit(List.of(item("a"), item("b")), false, last -> { });
+        CountDownLatch submitted = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            try {
+                p.submit(List.of(item("c")), false, last -> { });
+                submitted.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        assertThat(submitted.await(200, TimeUnit.MILLISECONDS)).as("full: the third event waits").isFalse();
+        kafka.pending.forEach(f -> f.complete(FakePublisher.metadata()));
+        assertThat(submitted.await(10, TimeUnit.SECONDS)).isTrue();
+        t.join();
+    }
+
+    @Test
+    void aBrokerWideFailureIsAnOutageUntilKafkaTakesTheRecordsAgainAndChargesNothing() throws Exception {
+        AtomicBoolean down = new AtomicBoolean(true);
+        kafka.answer = r -> down.get() ? CompletableFuture.failedFuture(new NetworkException("broker gone"))
+                : FakePublisher.acked();
+        DeliveryPipeline p = start(100);
+        Item a = item("a");
+        p.submit(List.of(a), false, last -> { });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!p.inOutage() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(p.inOutage()).isTrue();
+        assertThat(p.drain(Duration.ofMillis(300))).as("held until Kafka is back").isFalse();
+        down.set(false);
+        assertThat(p.drain(Duration.ofSeconds(20))).isTrue();
+        assertThat(p.inOutage()).isFalse();
+        assertThat(rows.acknowledged).containsExactly(a.id());
+        assertThat(rows.attempts).isEmpty();
+        assertThat(events).containsExactly("outage kafka", "recovered");
+    }
+
+    @Test
+    void aBugWhileSettlingStopsThePipelineInsteadOfMovingPositionsPastUnsettledRows() throws Exception {
+        rows.failNext = new IllegalStateException("a bug");
+        DeliveryPipeline p = start(100);
+        AtomicBoolean moved = new AtomicBoolean();
+        p.submit(List.of(item("a")), false, last -> moved.set(true));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (p.isRunning() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(p.isRunning()).isFalse();
+        assertThat(moved).isFalse();
+        assertThatThrownBy(() -> p.submit(List.of(item("b")), false, last -> { }))
+                .isInstanceOf(InterruptedException.class).hasMessage("relay is closing");
+    }
+
+    @Test
+    void closeAbandonsUnsettledBatchesAndIsIdempotent() throws Exception {
+        kafka.answer = r -> new CompletableFuture<>();
+        DeliveryPipeline p = start(100);
+        AtomicBoolean moved = new AtomicBoolean();
+        p.submit(List.of(item("a")), false, last -> moved.set(true));
+        p.close();
+        p.close();
+        kafka.pending.forEach(f -> f.complete(FakePublisher.metadata()));
+        assertThat(p.isRunning()).isFalse();
+        assertThat(moved).isFalse();
+        assertThat(rows.acknowledged).isEmpty();
+    }
+
+    private static Item item(String key) {
+        return Item.of(new OutboxEvent(UUID.randomUUID(), "Order", key, "Happened", "{}", Map.of(), Instant.now()));
+    }
+}
