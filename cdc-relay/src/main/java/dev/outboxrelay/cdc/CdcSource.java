@@ -42,27 +42,10 @@ public final class CdcSource {
     }
 
     /**
-     * WAL held back by the slot, {@code pg_current_wal_lsn() - confirmed_flush_lsn} in bytes, for metrics and
-     * alerts; empty when the slot does not exist.
+     * WAL held back by the slot, {@code pg_current_wal_lsn() - confirmed_flush_lsn} in bytes; empty when the slot
+     * does not exist. (The daemon reads the slot through {@link CdcSourceFactory#inspector}.)
      */
     public static OptionalLong retainedWalBytes(Connection connection, String slotName) throws SQLException {
         return SlotManager.retainedWalBytes(connection, slotName);
-    }
-
-    /**
-     * For a failover slot: the standby slots named in {@code synchronized_standby_slots} that are not active,
-     * comma-separated; PostgreSQL streams no change to the slot until they are. Null when none, when the slot is no
-     * failover slot or does not exist, and before PostgreSQL 17.
-     */
-    public static String heldBackBy(Connection connection, String slotName) throws SQLException {
-        return FailoverSlots.heldBackBy(connection, slotName);
-    }
-
-    /**
-     * Why PostgreSQL invalidated a slot, for operators: {@code invalidationReason} is the slot's
-     * {@code invalidation_reason} (PostgreSQL 17+), null on older versions.
-     */
-    public static String slotInvalidationCause(String invalidationReason) {
-        return SlotManager.invalidationCause(invalidationReason);
     }
 }

@@ -3,13 +3,16 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.SourceInspector;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
+import java.util.List;
 
 /** Plugs the CDC source into {@code run --mode cdc} (registered through {@link java.util.ServiceLoader}). */
 public final class CdcSourceFactory implements SourceFactory {
@@ -27,7 +30,29 @@ public final class CdcSourceFactory implements SourceFactory {
     @Override
     public OutboxSource create(RelayConfig config, RelayListener listener) {
         ProducerSettings producer = KafkaOptions.producerSettings(config);
-        return CdcSource.create(CdcOptions.settings(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
-                EventPublisher.kafka(producer), TopicLimits.kafka(producer.producerProperties()), listener);
+        return CdcSource.create(CdcOptions.settings(config),
+                EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)), EventPublisher.kafka(producer),
+                TopicLimits.kafka(producer.producerProperties()), listener);
+    }
+
+    /** A closed engine cannot be restarted, so the daemon holds the table lock and starts a fresh source per term. */
+    @Override
+    public Coordination coordination() {
+        return Coordination.DAEMON;
+    }
+
+    @Override
+    public List<Option<?>> statusOptions() {
+        return List.of(CdcOptions.SLOT_NAME);
+    }
+
+    @Override
+    public SourceInspector inspector(RelayConfig config) {
+        return new SlotInspector(config.get(CdcOptions.SLOT_NAME));
+    }
+
+    @Override
+    public List<Gauge> gauges() {
+        return List.of(SlotInspector.RETAINED_WAL);
     }
 }

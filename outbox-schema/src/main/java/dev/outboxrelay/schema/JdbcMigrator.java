@@ -15,8 +15,6 @@ import org.slf4j.LoggerFactory;
 final class JdbcMigrator implements Migrator {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcMigrator.class);
-    /** First half of the advisory lock key; the second is the history table, so every plan sharing it serializes. */
-    private static final String LOCK_NAMESPACE = "outbox-relay-migrate";
 
     private final MigrationPlan plan;
 
@@ -150,8 +148,8 @@ final class JdbcMigrator implements Migrator {
     }
 
     private String lockStatement() {
-        return "SELECT pg_advisory_xact_lock(hashtext(" + literal(LOCK_NAMESPACE) + "), hashtext("
-                + literal(plan.historyTable()) + "))";
+        // Keyed on the history table, so every plan sharing it serializes.
+        return AdvisoryLocks.migrateLockStatement(plan.historyTable());
     }
 
     private String createSchemaStatement() {

@@ -13,6 +13,7 @@ import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.AdvisoryLocks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -61,6 +62,8 @@ final class JdbcPollingSource implements PollingSource {
     private final Backoff databaseBackoff;
     /** Keys whose rows the fetch leaves out for now: their topic is unusable, or a row waits for its retry. */
     private final KeyParking parking;
+    /** {@code application_name} of this source's sessions: how {@code status} names the lock holder. */
+    private final String instance;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -89,6 +92,7 @@ final class JdbcPollingSource implements PollingSource {
         this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
         this.parking = KeyParking.create(listener::parkedKeys);
+        this.instance = AdvisoryLocks.instanceName(settings.relayName(), "poll");
     }
 
     @Override
@@ -124,7 +128,7 @@ final class JdbcPollingSource implements PollingSource {
         while (!stopping) {
             try (Connection c = connections.connect()) {
                 c.setAutoCommit(true);
-                queries.prepareSession(c, settings.relayName());
+                queries.prepareSession(c, instance);
                 String problem = queries.sessionProblem(c, settings.onPublish() == Acknowledger.OnPublish.DELETE);
                 if (problem != null) {
                     cannotRelay(problem);
@@ -135,7 +139,7 @@ final class JdbcPollingSource implements PollingSource {
                     continue;
                 }
                 active = true;
-                LOG.info("Active poller of {} now; publishing", settings.table());
+                LOG.info("Active relay of {} now ({}); publishing", settings.table(), instance);
                 queries.listen(c);
                 lead(c);
             } catch (SQLException | RuntimeException e) {
@@ -153,7 +157,7 @@ final class JdbcPollingSource implements PollingSource {
                 break;
             } finally {
                 if (active) {
-                    LOG.info("No longer the active poller of {}", settings.table());
+                    LOG.info("No longer the active relay of {}", settings.table());
                 }
                 active = false;
             }
@@ -169,7 +173,7 @@ final class JdbcPollingSource implements PollingSource {
             }
             databaseRecovered();
             if (!announced) {
-                LOG.info("Another relay is polling {}; standing by", settings.table());
+                LOG.info("Another relay (poll or cdc) is active on {}; standing by", settings.table());
                 announced = true;
             }
             pause(settings.standbyInterval().toMillis());
@@ -234,7 +238,7 @@ final class JdbcPollingSource implements PollingSource {
     private Connection markingSession() throws SQLException {
         Connection m = connections.connect();
         try {
-            queries.prepareSession(m, settings.relayName());
+            queries.prepareSession(m, instance);
             return m;
         } catch (SQLException | RuntimeException e) {
             m.close();

@@ -2,6 +2,7 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.schema.AdvisoryLocks;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
@@ -19,7 +20,6 @@ import org.postgresql.PGConnection;
 /** The poll source's SQL, rendered once for a table. */
 final class OutboxQueries {
 
-    private static final String LOCK_NAMESPACE = "outbox-relay-poll";
     /** Every column the poll source's statements name. */
     private static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload",
         "headers", "created_at", "seq", "sent_at", "attempts", "last_error", "dead_lettered_at", "discarded_at"};
@@ -73,11 +73,11 @@ final class OutboxQueries {
      * as a bitmap scan of every unsent row plus a top-N sort, 1.1 s per fetch with 300,000 rows waiting and worse
      * as the backlog grew (a benchmark run stopped delivering for a minute); the index scan takes 22 ms.
      */
-    void prepareSession(Connection c, String relayName) throws SQLException {
+    void prepareSession(Connection c, String applicationName) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false),"
                 + " set_config('plan_cache_mode', 'force_custom_plan', false),"
                 + " set_config('enable_sort', 'off', false)")) {
-            ps.setString(1, relayName);
+            ps.setString(1, applicationName);
             ps.execute();
         }
     }
@@ -115,16 +115,9 @@ final class OutboxQueries {
                 : "role '" + missing.role() + "' lacks " + missing.privileges() + " on " + table + ": " + missing.grant();
     }
 
-    /** Tries to become the table's active poller: a session advisory lock, released when the session ends. */
+    /** Tries to become the table's active relay: its relay lock ({@link AdvisoryLocks}), for this session. */
     boolean tryLock(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT pg_try_advisory_lock(hashtext('" + LOCK_NAMESPACE + "'), hashtext(?))")) {
-            ps.setString(1, table.toString());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
+        return AdvisoryLocks.tryRelayLock(c, table);
     }
 
     /** Subscribes to the insert notifications of migration 2. */

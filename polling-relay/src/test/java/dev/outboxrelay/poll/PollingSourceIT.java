@@ -90,7 +90,7 @@ class PollingSourceIT {
         Workload load = Workload.start(writer, "Failover", 10, 300, 2, 1);
         reader.read(prefix + ".Failover", 500, WAIT);
         // Kill the active poller's session from the server side: its lock is gone, the standby must take over.
-        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'poll-test'"
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'poll-test@%'"
                 + " AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)");
         assertDelivered(prefix + ".Failover", load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
@@ -155,7 +155,7 @@ class PollingSourceIT {
         start();
         Workload load = Workload.start(writer, "DbLoss", 10, 300, 2, 1);
         reader.read(prefix + ".DbLoss", 300, WAIT);
-        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'poll-test'");
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'poll-test@%'");
         assertDelivered(prefix + ".DbLoss", load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
     }

@@ -13,6 +13,14 @@ public interface OutboxSource extends AutoCloseable {
     boolean isHealthy();
 
     /**
+     * True while this instance publishes; false while it stands by for the table's relay lock (only a source with
+     * {@link SourceFactory.Coordination#SOURCE} stands by itself).
+     */
+    default boolean isActive() {
+        return true;
+    }
+
+    /**
      * Stops taking new work, waits for the in-flight batch to be acknowledged and marked, flushes and closes
      * the producer. Idempotent; safe to call from a shutdown hook.
      */

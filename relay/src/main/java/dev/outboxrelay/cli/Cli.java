@@ -37,7 +37,7 @@ final class Cli {
         this.env = Map.copyOf(env);
         this.out = out;
         this.err = err;
-        this.commands = List.of(new MigrateCommand(), new RunCommand(factories), new StatusCommand(),
+        this.commands = List.of(new MigrateCommand(), new RunCommand(factories), new StatusCommand(factories),
                 DeadLettersCommand.group(), new VerifyCommand());
     }
 

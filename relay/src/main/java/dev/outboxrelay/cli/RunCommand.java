@@ -1,6 +1,5 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.cdc.CdcOptions;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
@@ -78,7 +77,7 @@ final class RunCommand implements Cli.Command {
         }
         LOG.info("Starting outbox-relay {} in {} mode; effective configuration:{}{}", Cli.version(), mode,
                 System.lineSeparator(), config);
-        RelayDaemon daemon = RelayDaemon.create(settings(config, mode), listener -> factory.create(config, listener));
+        RelayDaemon daemon = RelayDaemon.create(settings(config, factory), listener -> factory.create(config, listener));
         // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
         // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.
         StopSignals.onStop(daemon::requestStop);
@@ -99,10 +98,10 @@ final class RunCommand implements Cli.Command {
         return clean ? Main.OK : Main.FAILURE;
     }
 
-    static DaemonSettings settings(RelayConfig config, String mode) {
-        boolean cdc = config.get(CliOptions.MODE) == CliOptions.Mode.CDC;
-        return new DaemonSettings(mode, config.get(InstanceOptions.RELAY_NAME), config.get(DatabaseOptions.TABLE),
-                cdc ? config.get(CdcOptions.SLOT_NAME) : null, cdc, config.get(CliOptions.HTTP_HOST),
+    static DaemonSettings settings(RelayConfig config, SourceFactory factory) {
+        return new DaemonSettings(factory.mode(), config.get(InstanceOptions.RELAY_NAME),
+                config.get(DatabaseOptions.TABLE), factory.coordination(), factory.inspector(config),
+                factory.gauges(), config.get(CliOptions.HTTP_HOST),
                 config.get(CliOptions.HTTP_PORT), config.get(CliOptions.SHUTDOWN_TIMEOUT),
                 config.get(CliOptions.PROBE_INTERVAL), config.get(InstanceOptions.STANDBY_INTERVAL),
                 ConnectionFactory.fromConfig(config), KafkaOptions.producerSettings(config).producerProperties());

@@ -1,50 +1,45 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.cdc.CdcOptions;
-import dev.outboxrelay.cdc.CdcSource;
+import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.SourceInspector;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
-import dev.outboxrelay.core.config.InstanceOptions;
+import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.daemon.Json;
 import dev.outboxrelay.daemon.OutboxStats;
+import dev.outboxrelay.schema.AdvisoryLocks;
 import dev.outboxrelay.schema.OutboxTable;
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code status}: what an operator (or a cron job) needs to know from the database alone: backlog, oldest
- * unsent age, dead letters, the CDC slot, and which instance is active. Exit 3 when unhealthy: live dead
- * letters, an unsent row older than {@code --max-age}, an invalidated slot, or a failover slot held back by an
- * inactive standby.
+ * unsent age, dead letters, what each source module shows of its own state (the CDC slot), and which instance
+ * holds the table's relay lock. Exit 3 when unhealthy: live dead letters, an unsent row older than
+ * {@code --max-age}, or a problem a source reports (an invalidated slot, a failover slot held back by an inactive
+ * standby).
  */
 final class StatusCommand implements Cli.Command {
 
     /** Exit code of an unhealthy outbox; distinct from 1 (could not check at all). */
     static final int UNHEALTHY = 3;
 
-    private static final ConfigSpec SPEC = ConfigSpec.of(CliOptions.GENERAL, DatabaseOptions.CONNECTION,
-            OpsOptions.STATUS);
+    private final List<SourceFactory> factories;
+    private final ConfigSpec spec;
 
-    /**
-     * The CDC slot as seen in pg_replication_slots; {@code invalidationReason} is null and {@code failover} false
-     * before PostgreSQL 17. {@code heldBackBy}: for a failover slot, the standby slots named in
-     * {@code synchronized_standby_slots} that are not active (PostgreSQL streams nothing to the slot meanwhile),
-     * comma-separated; null when none.
-     */
-    record Slot(boolean active, String walStatus, Long retainedWalBytes, String invalidationReason,
-                boolean failover, String heldBackBy) {
-    }
-
-    /** The session holding the poll or CDC lock. */
-    record Holder(String lock, String applicationName, int backendPid, String clientAddress, String since) {
+    StatusCommand(Map<String, SourceFactory> factories) {
+        this.factories = factories.values().stream().sorted(Comparator.comparing(SourceFactory::mode)).toList();
+        OptionSet.Builder sources = OptionSet.builder("Status of the sources");
+        this.factories.forEach(f -> f.statusOptions().forEach(sources::add));
+        this.spec = ConfigSpec.of(CliOptions.GENERAL, DatabaseOptions.CONNECTION, OpsOptions.STATUS, sources.build());
     }
 
     @Override
@@ -60,7 +55,7 @@ final class StatusCommand implements Cli.Command {
 
     @Override
     public ConfigSpec spec() {
-        return SPEC;
+        return spec;
     }
 
     @Override
@@ -72,11 +67,10 @@ final class StatusCommand implements Cli.Command {
     @Override
     public int execute(RelayConfig config, PrintStream out, PrintStream err) throws SQLException {
         OutboxTable table = config.get(DatabaseOptions.TABLE);
-        String slotName = config.get(CdcOptions.SLOT_NAME);
         Duration maxAge = config.get(OpsOptions.MAX_AGE);
         OutboxStats stats;
-        Slot slot;
-        Holder holder;
+        List<SourceInspector.Inspection> sources = new ArrayList<>();
+        AdvisoryLocks.Holder holder;
         try (Connection c = ConnectionFactory.fromConfig(config).open()) {
             try {
                 stats = OutboxStats.sample(c, table);
@@ -87,8 +81,10 @@ final class StatusCommand implements Cli.Command {
                 }
                 throw e;
             }
-            slot = slot(c, slotName);
-            holder = holder(c, table, config.get(InstanceOptions.RELAY_NAME));
+            for (SourceFactory f : factories) {
+                sources.add(f.inspector(config).inspect(c));
+            }
+            holder = AdvisoryLocks.relayLockHolder(c, table);
         }
         List<String> problems = new ArrayList<>();
         if (stats.deadLetters() > 0) {
@@ -98,100 +94,38 @@ final class StatusCommand implements Cli.Command {
             problems.add(String.format("oldest unsent row is %.0f s old (--max-age %d s)",
                     stats.oldestUnsentAgeSeconds(), maxAge.toSeconds()));
         }
-        if (slot != null && "lost".equals(slot.walStatus())) {
-            problems.add("replication slot '" + slotName + "' was invalidated ("
-                    + CdcSource.slotInvalidationCause(slot.invalidationReason())
-                    + "): the next CDC start recreates it and rescans the table");
-        }
-        if (slot != null && slot.heldBackBy() != null) {
-            problems.add("replication slot '" + slotName + "' is held back: standby slot(s) " + slot.heldBackBy()
-                    + " in synchronized_standby_slots are not active, and PostgreSQL streams no change to a failover"
-                    + " slot until they are (start the standby, or change synchronized_standby_slots)");
-        }
+        sources.forEach(i -> problems.addAll(i.problems()));
         if (config.get(OpsOptions.JSON)) {
-            out.println(json(table, stats, slotName, slot, holder, problems));
+            out.println(json(table, stats, sources, holder, problems));
         } else {
             out.printf("outbox %s: backlog %d row(s), oldest unsent %.1f s, dead letters %d%n", table,
                     stats.backlog(), stats.oldestUnsentAgeSeconds(), stats.deadLetters());
-            out.println(slot == null ? "slot " + slotName + ": none" : "slot " + slotName + ": "
-                    + (slot.active() ? "active" : "inactive") + (slot.failover() ? ", failover" : "")
-                    + (slot.heldBackBy() == null ? "" : ", held back by inactive standby slot(s) " + slot.heldBackBy())
-                    + ", wal_status " + slot.walStatus()
-                    + (slot.invalidationReason() == null ? "" : ", invalidation_reason " + slot.invalidationReason())
-                    + ", retained WAL " + slot.retainedWalBytes() + " bytes");
-            out.println(holder == null ? "active instance: none (no session holds the poll or CDC lock)"
-                    : "active instance: " + holder.applicationName() + " (" + holder.lock() + " lock, backend pid "
+            sources.forEach(i -> i.lines().forEach(out::println));
+            out.println(holder == null ? "active instance: none (no session holds the relay lock of " + table + ")"
+                    : "active instance: " + holder.applicationName() + " (" + holder.mode() + " lock, backend pid "
                     + holder.backendPid() + ", client " + holder.clientAddress() + ", since " + holder.since() + ")");
             out.println(problems.isEmpty() ? "status: healthy" : "status: unhealthy: " + String.join("; ", problems));
         }
         return problems.isEmpty() ? Main.OK : UNHEALTHY;
     }
 
-    private static Slot slot(Connection c, String name) throws SQLException {
-        // invalidation_reason and failover exist since PostgreSQL 17; through jsonb the query runs on every version.
-        try (PreparedStatement ps = c.prepareStatement("SELECT active, wal_status,"
-                + " pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint,"
-                + " to_jsonb(s) ->> 'invalidation_reason', coalesce((to_jsonb(s) ->> 'failover')::boolean, false)"
-                + " FROM pg_replication_slots s WHERE slot_name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                long wal = rs.getLong(3);
-                Long retained = rs.wasNull() ? null : wal;
-                return new Slot(rs.getBoolean(1), rs.getString(2), retained, rs.getString(4), rs.getBoolean(5),
-                        CdcSource.heldBackBy(c, name));
-            }
-        }
-    }
-
-    private static Holder holder(Connection c, OutboxTable table, String relayName) throws SQLException {
-        String sql = "SELECT CASE WHEN l.classid::bigint = (hashtext('outbox-relay-poll')::bigint & 4294967295)"
-                + " THEN 'poll' ELSE 'cdc' END, a.application_name, l.pid, CASE WHEN a.backend_start IS NULL"
-                + " THEN 'hidden (needs pg_read_all_stats)' ELSE coalesce(host(a.client_addr), 'local socket') END,"
-                + " coalesce(a.backend_start::text, 'hidden') FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
-                + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-                + " AND ((l.classid::bigint = (hashtext('outbox-relay-poll')::bigint & 4294967295)"
-                + " AND l.objid::bigint = (hashtext(?)::bigint & 4294967295))"
-                + " OR (l.classid::bigint = (hashtext('outbox-relay-cdc')::bigint & 4294967295)"
-                + " AND l.objid::bigint = (hashtext(?)::bigint & 4294967295))) ORDER BY a.backend_start LIMIT 1";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, table.toString());
-            ps.setString(2, relayName);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new Holder(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-                        rs.getString(5)) : null;
-            }
-        }
-    }
-
-    private static String json(OutboxTable table, OutboxStats stats, String slotName, Slot slot, Holder holder,
-                               List<String> problems) {
+    private static String json(OutboxTable table, OutboxStats stats, List<SourceInspector.Inspection> sources,
+                               AdvisoryLocks.Holder holder, List<String> problems) {
         StringBuilder s = new StringBuilder("{\"table\":").append(Json.quote(table.toString()))
                 .append(",\"healthy\":").append(problems.isEmpty())
                 .append(",\"backlog\":").append(stats.backlog())
                 .append(",\"oldest_unsent_age_seconds\":").append(stats.oldestUnsentAgeSeconds())
-                .append(",\"dead_letters\":").append(stats.deadLetters())
-                .append(",\"slot\":");
-        if (slot == null) {
-            s.append("null");
-        } else {
-            s.append("{\"name\":").append(Json.quote(slotName)).append(",\"active\":").append(slot.active())
-                    .append(",\"failover\":").append(slot.failover())
-                    .append(",\"held_back_by\":").append(slot.heldBackBy() == null ? "null"
-                            : Json.quote(slot.heldBackBy()))
-                    .append(",\"wal_status\":").append(Json.quote(slot.walStatus()))
-                    .append(",\"retained_wal_bytes\":").append(slot.retainedWalBytes())
-                    .append(",\"invalidation_reason\":").append(slot.invalidationReason() == null ? "null"
-                            : Json.quote(slot.invalidationReason())).append('}');
+                .append(",\"dead_letters\":").append(stats.deadLetters());
+        for (SourceInspector.Inspection i : sources) {
+            if (i.jsonField() != null) {
+                s.append(',').append(Json.quote(i.jsonField())).append(':').append(i.json() == null ? "null" : i.json());
+            }
         }
         s.append(",\"active_instance\":");
         if (holder == null) {
             s.append("null");
         } else {
-            s.append("{\"lock\":").append(Json.quote(holder.lock()))
+            s.append("{\"lock\":").append(Json.quote(holder.mode()))
                     .append(",\"application_name\":").append(Json.quote(holder.applicationName()))
                     .append(",\"backend_pid\":").append(holder.backendPid())
                     .append(",\"client\":").append(Json.quote(holder.clientAddress()))

@@ -2,6 +2,7 @@ package dev.outboxrelay.daemon;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.SourceFactory.Coordination;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -32,11 +33,11 @@ final class DefaultRelayDaemon implements RelayDaemon {
     public synchronized void start() throws Exception {
         lifecycle.move(DaemonState.NEW, DaemonState.STARTING);
         try {
-            RelayMetrics m = new RelayMetrics(settings.relayName(), settings.slotName() != null,
+            RelayMetrics m = new RelayMetrics(settings.relayName(), settings.gauges(),
                     () -> runner != null && runner.isActive(), () -> readiness().ok());
             metrics = m;
             Duration probeTimeout = clamp(settings.probeInterval(), Duration.ofSeconds(1), Duration.ofSeconds(5));
-            probes = new Probes(settings.database(), settings.table(), settings.slotName(),
+            probes = new Probes(settings.database(), settings.table(), settings.inspector(),
                     new KafkaProbe(settings.producerProperties(), probeTimeout), m, settings.probeInterval());
             if (settings.httpPort() > 0) {
                 http = new HttpEndpoints(settings.httpHost(), settings.httpPort(), this::liveness,
@@ -44,14 +45,16 @@ final class DefaultRelayDaemon implements RelayDaemon {
                 http.start();
             }
             probes.start();
-            runner = settings.leaderLock()
-                    ? SourceRunner.leaderElected(new LeaderLock(settings.database(), settings.relayName(),
-                            settings.standbyInterval()), () -> sources.apply(m), settings.standbyInterval(), this::fail)
+            boolean daemonLocks = settings.coordination() == Coordination.DAEMON;
+            runner = daemonLocks
+                    ? SourceRunner.leaderElected(new LeaderLock(settings.database(), settings.table(),
+                            LeaderLock.instanceName(settings.relayName(), settings.mode()), settings.standbyInterval()),
+                            () -> sources.apply(m), settings.standbyInterval(), this::fail)
                     : SourceRunner.direct(() -> sources.apply(m));
             runner.start();
             lifecycle.move(DaemonState.STARTING, DaemonState.RUNNING);
             LOG.info("Relay '{}' running in {} mode{}", settings.relayName(), settings.mode(),
-                    settings.leaderLock() ? " (one active instance per relay name, standbys check every "
+                    daemonLocks ? " (one active relay per table, standbys check every "
                             + settings.standbyInterval().toMillis() + " ms)" : "");
         } catch (Exception | Error e) {
             closeAll(Duration.ofSeconds(10));

@@ -1,10 +1,9 @@
 package dev.outboxrelay.daemon;
 
 import dev.outboxrelay.core.OutboxSource;
-import dev.outboxrelay.poll.PollingSource;
 import java.util.function.Supplier;
 
-/** Runs one source for the daemon's lifetime; the poll source elects its active poller itself. */
+/** Runs one source for the daemon's lifetime; the source takes the table's relay lock itself. */
 final class DirectRunner implements SourceRunner {
 
     private final Supplier<OutboxSource> sources;
@@ -24,10 +23,7 @@ final class DirectRunner implements SourceRunner {
     @Override
     public boolean isActive() {
         OutboxSource s = source;
-        if (s instanceof PollingSource poll) {
-            return poll.isActive();
-        }
-        return s != null && s.isHealthy();
+        return s != null && s.isActive();
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.outboxrelay.daemon;
 
-import dev.outboxrelay.cdc.CdcSetupException;
 import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.SourceSetupException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -56,7 +56,8 @@ final class LeaderElectedRunner implements SourceRunner {
                     if (lock.tryAcquire()) {
                         lockReachable = true;
                         lockProblemLogged = false;
-                        LOG.info("This instance ({}) is now the active CDC relay; starting the engine", lock.instance());
+                        LOG.info("This instance ({}) is now the active relay of {}; starting the source", lock.instance(),
+                                lock.table());
                         OutboxSource s = sources.get();
                         source = s;
                         s.start();
@@ -64,25 +65,25 @@ final class LeaderElectedRunner implements SourceRunner {
                         lockReachable = true;
                         lockProblemLogged = false;
                         if (!announced) {
-                            LOG.info("Another instance holds the CDC lock of this relay name; standing by as {}"
-                                    + " (checking every {} ms)", lock.instance(), interval.toMillis());
+                            LOG.info("Another relay (poll or cdc) is active on {}; standing by as {}"
+                                    + " (checking every {} ms)", lock.table(), lock.instance(), interval.toMillis());
                             announced = true;
                         }
                     }
                 } else if (!lock.stillHeld()) {
-                    LOG.warn("Lost the session holding the CDC lock; stopping the engine at once, another instance"
-                            + " may already be active");
+                    LOG.warn("Lost the session holding the relay lock of {}; stopping the source at once, another"
+                            + " instance may already be active", lock.table());
                     demote();
                     announced = false;
                 }
-            } catch (CdcSetupException e) {
+            } catch (SourceSetupException e) {
                 demote();
                 fatal.accept(e);
                 return;
             } catch (SQLException | RuntimeException e) {
                 lockReachable = false;
                 if (!lockProblemLogged) {
-                    LOG.warn("Cannot reach PostgreSQL for the CDC lock ({}); retrying every {} ms", e.getMessage(),
+                    LOG.warn("Cannot reach PostgreSQL for the relay lock ({}); retrying every {} ms", e.getMessage(),
                             interval.toMillis());
                     lockProblemLogged = true;
                 }
@@ -102,7 +103,7 @@ final class LeaderElectedRunner implements SourceRunner {
         source = null;
         if (s != null) {
             s.close();
-            LOG.info("No longer the active CDC relay");
+            LOG.info("No longer the active relay of {}", lock.table());
         }
         lock.close();
     }

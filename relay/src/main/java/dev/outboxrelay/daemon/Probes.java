@@ -1,13 +1,12 @@
 package dev.outboxrelay.daemon;
 
-import dev.outboxrelay.cdc.CdcSource;
+import dev.outboxrelay.core.SourceInspector;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every {@code --probe-interval}: one statement on the outbox table (backlog, oldest age, dead letters), the
- * slot's retained WAL in CDC mode, and a Kafka cluster query. Their outcome feeds the gauges and readiness,
+ * source's own state through its {@link SourceInspector} (the CDC slot), and a Kafka cluster query. Their outcome feeds the gauges and readiness,
  * so scrapes and health checks never hit the database themselves.
  */
 final class Probes implements AutoCloseable {
@@ -28,7 +27,7 @@ final class Probes implements AutoCloseable {
 
     private final ConnectionFactory database;
     private final OutboxTable table;
-    private final String slotName;
+    private final SourceInspector inspector;
     private final KafkaProbe kafka;
     private final RelayMetrics metrics;
     private final Duration interval;
@@ -40,12 +39,11 @@ final class Probes implements AutoCloseable {
     private boolean databaseWarned;
     private boolean versionReported;
 
-    /** @param slotName the CDC slot to watch, or null in poll mode */
-    Probes(ConnectionFactory database, OutboxTable table, String slotName, KafkaProbe kafka, RelayMetrics metrics,
+    Probes(ConnectionFactory database, OutboxTable table, SourceInspector inspector, KafkaProbe kafka, RelayMetrics metrics,
            Duration interval) {
         this.database = database;
         this.table = table;
-        this.slotName = slotName;
+        this.inspector = inspector;
         this.kafka = kafka;
         this.metrics = metrics;
         this.interval = interval;
@@ -107,17 +105,9 @@ final class Probes implements AutoCloseable {
                 }
             }
             metrics.sampled(OutboxStats.sample(connection, table));
-            problem = null;
-            if (slotName != null) {
-                OptionalLong wal = CdcSource.retainedWalBytes(connection, slotName);
-                metrics.retainedWal(wal.orElse(-1));
-                String heldBackBy = CdcSource.heldBackBy(connection, slotName);
-                if (heldBackBy != null) {
-                    // Reachable, but PostgreSQL streams nothing to the relay: CDC stands still until this changes.
-                    problem = "replication slot '" + slotName + "' is held back: standby slot(s) " + heldBackBy
-                            + " in synchronized_standby_slots are not active";
-                }
-            }
+            SourceInspector.Inspection source = inspector.inspect(connection);
+            metrics.sourceSampled(source.gauges());
+            problem = source.notReady();
         } catch (SQLException e) {
             closeConnection();
             problem = OutboxStats.schemaOutdated(e)

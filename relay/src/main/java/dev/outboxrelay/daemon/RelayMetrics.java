@@ -1,5 +1,7 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.core.SourceFactory;
+
 import dev.outboxrelay.core.RelayListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -10,6 +12,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,16 +46,18 @@ public final class RelayMetrics implements RelayListener {
     private volatile double backlog = Double.NaN;
     private volatile double oldestAge = Double.NaN;
     private volatile double deadLetterRows = Double.NaN;
-    private volatile double retainedWal = Double.NaN;
+    /** The source's gauges by name, as its inspector last sampled them. */
+    private final Map<String, Double> sourceGauges = new ConcurrentHashMap<>();
     private volatile int parkedKeys;
 
     /**
      * @param relayName value of the {@code relay} tag on every metric
-     * @param cdc       whether to expose the CDC slot gauge
+     * @param gauges    the source's own gauges ({@link SourceFactory#gauges()})
      * @param active    whether this instance publishes now (the leader gauge)
      * @param ready     whether {@code /health/ready} would answer 200
      */
-    public RelayMetrics(String relayName, boolean cdc, BooleanSupplier active, BooleanSupplier ready) {
+    public RelayMetrics(String relayName, List<SourceFactory.Gauge> gauges, BooleanSupplier active,
+                        BooleanSupplier ready) {
         registry.config().commonTags(Tags.of("relay", relayName));
         failures = Counter.builder("outbox.relay.publish.failures")
                 .description("Failed publish attempts (the row waits or is dead-lettered)").register(registry);
@@ -80,10 +85,9 @@ public final class RelayMetrics implements RelayListener {
                 .description("1 while this instance publishes (leader), 0 on standby").register(registry);
         Gauge.builder("outbox.relay.ready", () -> ready.getAsBoolean() ? 1 : 0)
                 .description("1 while /health/ready answers 200").register(registry);
-        if (cdc) {
-            Gauge.builder("outbox.relay.cdc.retained.wal", () -> retainedWal).baseUnit("bytes")
-                    .description("WAL the replication slot keeps from being removed (sampled); NaN without slot")
-                    .register(registry);
+        for (SourceFactory.Gauge g : gauges) {
+            Gauge.builder(g.name(), () -> sourceGauges.getOrDefault(g.name(), Double.NaN)).baseUnit(g.baseUnit())
+                    .description(g.description()).register(registry);
         }
     }
 
@@ -99,9 +103,9 @@ public final class RelayMetrics implements RelayListener {
         deadLetterRows = stats.deadLetters();
     }
 
-    /** Sets the slot gauge; {@code bytes < 0} when the slot does not exist. */
-    void retainedWal(long bytes) {
-        retainedWal = bytes < 0 ? Double.NaN : bytes;
+    /** Sets the source's gauges as its inspector sampled them. */
+    void sourceSampled(Map<String, Double> values) {
+        sourceGauges.putAll(values);
     }
 
     @Override

@@ -73,8 +73,7 @@ class CdcFailoverIT {
         assertThat(first.readiness()).contains("\"role\":\"active\"");
 
         CliRun status = CliRun.of(Map.of("RELAY_DB_PASSWORD", database.relayPassword()), "status",
-                "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(), "--relay-name", "failover",
-                "--slot-name", SLOT);
+                "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(), "--slot-name", SLOT);
         assertThat(status.out()).contains("active instance: failover@", "(cdc lock, backend pid",
                 "slot " + SLOT + ": active");
 
@@ -93,7 +92,7 @@ class CdcFailoverIT {
                 report.duplicateCount(), report);
         assertThat(report.nothingLost()).as("%s", report).isTrue();
         assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
-        assertThat(second.logText()).contains("is now the active CDC relay");
+        assertThat(second.logText()).contains("is now the active relay of public.outbox");
         assertThat(second.terminate(Duration.ofSeconds(60))).isZero();
     }
 }

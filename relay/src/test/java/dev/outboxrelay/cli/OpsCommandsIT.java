@@ -52,7 +52,7 @@ class OpsCommandsIT {
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("outbox public.outbox: backlog 0 row(s), oldest unsent 0.0 s, dead letters 0\n"
                 + "slot " + dev.outboxrelay.cdc.CdcOptions.SLOT_NAME.defaultValue() + ": none\n"
-                + "active instance: none (no session holds the poll or CDC lock)\n"
+                + "active instance: none (no session holds the relay lock of public.outbox)\n"
                 + "status: healthy\n");
     }
 
@@ -62,13 +62,13 @@ class OpsCommandsIT {
         db.execute("INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload, created_at)"
                 + " VALUES (gen_random_uuid(), 'order', 'o-2', 'Placed', '{}', now() - interval '10 minutes')");
         try (Connection lock = db.connect()) {
-            lock.createStatement().execute("SELECT set_config('application_name', 'orders-relay@host:1', false),"
-                    + " pg_advisory_lock(hashtext('outbox-relay-cdc'), hashtext('orders-relay'))");
-            CliRun r = cli("status", "--json", "--relay-name", "orders-relay", "--max-age", "5m");
+            lock.createStatement().execute("SELECT set_config('application_name', 'orders-relay@host:1/cdc', false),"
+                    + " pg_advisory_lock(hashtext('outbox-relay'), hashtext('public.outbox'))");
+            CliRun r = cli("status", "--json", "--max-age", "5m");
             assertThat(r.exitCode()).as(r.err()).isEqualTo(3);
             assertThat(r.out()).startsWith("{\"table\":\"public.outbox\",\"healthy\":false,\"backlog\":1,")
                     .contains("\"dead_letters\":1", "\"slot\":null",
-                            "\"active_instance\":{\"lock\":\"cdc\",\"application_name\":\"orders-relay@host:1\"",
+                            "\"active_instance\":{\"lock\":\"cdc\",\"application_name\":\"orders-relay@host:1/cdc\"",
                             "\"problems\":[\"1 dead letter(s): see dead-letters list\","
                                     + "\"oldest unsent row is 60")
                     .containsPattern("oldest unsent row is 60[0-9] s old \\(--max-age 300 s\\)\"]}");

@@ -84,7 +84,7 @@ class SecretsIT {
         assertThat(relay.terminate(Duration.ofSeconds(45))).isZero();
 
         String log = relay.logText();
-        assertThat(log).contains("Starting outbox-relay", "sasl.jaas.config = [hidden]", "Batch of ", "Stopped")
+        assertThat(log).contains("Starting outbox-relay", "sasl.jaas.config = [hidden]", "event(s): waited ", "Stopped")
                 .doesNotContain(dbSecret, SASL_SECRET, "\"n\": 3");
         for (String line : log.lines().toList()) {
             assertThat(line).as("every log line is one JSON object").startsWith("{").endsWith("}");

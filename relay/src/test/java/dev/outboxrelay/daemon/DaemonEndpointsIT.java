@@ -130,8 +130,8 @@ class DaemonEndpointsIT {
                 .flag("kafka-bootstrap", kafka.bootstrapServers())
                 .flag("topic-template", "daemon-it.${aggregateType}")
                 .flag("poll-interval", "100ms").flag("relay-name", "metrics-test").build());
-        RelayDaemon d = RelayDaemon.create(new DaemonSettings("poll", "metrics-test", OutboxTable.DEFAULT, null, false,
-                "127.0.0.1", freePort(), Duration.ofSeconds(30), Duration.ofMillis(300), Duration.ofSeconds(1),
+        RelayDaemon d = RelayDaemon.create(new DaemonSettings("poll", "metrics-test", OutboxTable.DEFAULT,
+                poll.coordination(), poll.inspector(config), poll.gauges(), "127.0.0.1", freePort(), Duration.ofSeconds(30), Duration.ofMillis(300), Duration.ofSeconds(1),
                 ConnectionFactory.fromConfig(config), KafkaOptions.producerSettings(config).producerProperties()),
                 (RelayListener listener) -> (OutboxSource) poll.create(config, listener));
         d.start();

@@ -42,7 +42,8 @@ class DaemonStateTest {
     @Test
     void stopBeforeStartAndRepeatedStopsAreHarmless() {
         RelayDaemon d = RelayDaemon.create(new DaemonSettings("poll", "r", dev.outboxrelay.schema.OutboxTable.DEFAULT,
-                null, false, "127.0.0.1", 0, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1),
+                dev.outboxrelay.core.SourceFactory.Coordination.SOURCE, dev.outboxrelay.core.SourceInspector.none(),
+                java.util.List.of(), "127.0.0.1", 0, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1),
                 java.time.Duration.ofSeconds(1), new dev.outboxrelay.core.db.ConnectionFactory() {
                     @Override
                     public java.sql.Connection open() {

@@ -2,12 +2,16 @@ package dev.outboxrelay.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxrelay.core.SourceFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -20,7 +24,10 @@ class MetricsDocsTest {
 
     @Test
     void operatorGuideListsEveryMetricAndNoOther() throws IOException {
-        RelayMetrics metrics = new RelayMetrics("r", true, () -> true, () -> true);
+        List<SourceFactory.Gauge> gauges = new ArrayList<>();
+        ServiceLoader.load(SourceFactory.class).forEach(f -> gauges.addAll(f.gauges()));
+        assertThat(gauges).as("the CDC slot gauge, at least").isNotEmpty();
+        RelayMetrics metrics = new RelayMetrics("r", gauges, () -> true, () -> true);
         metrics.published("t", Instant.now());
         metrics.batchPublished(1, Duration.ofMillis(3));
         metrics.publishFailed(UUID.randomUUID(), "x");

@@ -3,6 +3,12 @@ package dev.outboxrelay.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxrelay.core.SourceFactory;
+import dev.outboxrelay.core.config.ConfigSources;
+import dev.outboxrelay.core.config.ConfigSpec;
+import dev.outboxrelay.core.config.Option;
+import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
@@ -13,6 +19,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,8 +56,13 @@ class ProbesHeldBackSlotIT {
             }
         };
         Map<String, Object> kafka = Map.of("bootstrap.servers", TestKafka.shared().bootstrapServers());
-        try (Probes probes = new Probes(connections, OutboxTable.DEFAULT, "outbox_relay",
-                new KafkaProbe(kafka, Duration.ofSeconds(2)), new RelayMetrics("heldback", true, () -> true,
+        // The CDC module's inspector, found as the daemon finds it: through its SourceFactory.
+        SourceFactory cdc = ServiceLoader.load(SourceFactory.class).stream().map(ServiceLoader.Provider::get)
+                .filter(f -> f.mode().equals("cdc")).findFirst().orElseThrow();
+        RelayConfig config = ConfigSpec.of(OptionSet.of("status", cdc.statusOptions().toArray(Option<?>[]::new)))
+                .resolve(ConfigSources.builder().flag("slot-name", "outbox_relay").build());
+        try (Probes probes = new Probes(connections, OutboxTable.DEFAULT, cdc.inspector(config),
+                new KafkaProbe(kafka, Duration.ofSeconds(2)), new RelayMetrics("heldback", cdc.gauges(), () -> true,
                 () -> true), Duration.ofMillis(200))) {
             probes.start();
             await().atMost(WAIT).until(() -> probes.databaseProblem() == null);

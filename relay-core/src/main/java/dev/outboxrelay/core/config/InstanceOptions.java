@@ -12,8 +12,9 @@ public final class InstanceOptions {
             .defaultValue(DEFAULT_RELAY_NAME)
             .validate(name -> name.matches("[A-Za-z0-9._-]{1,100}") ? null
                     : "must be 1 to 100 letters, digits, '.', '_' or '-'")
-            .doc("Name of this relay: instances with the same name share one outbox (one active, the others on"
-                    + " standby); it keys the CDC offsets and shows as application_name in pg_stat_activity.")
+            .doc("Name of this relay: it keys the CDC offsets (instances with the same name continue each"
+                    + " other's stream), tags every metric and starts application_name in pg_stat_activity"
+                    + " (<name>@<host>:<pid>/<mode>). One relay per table is active, whatever its name or mode.")
             .example("orders-relay")
             .build();
 

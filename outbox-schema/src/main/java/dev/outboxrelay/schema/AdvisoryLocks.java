@@ -1,0 +1,109 @@
+package dev.outboxrelay.schema;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * Every PostgreSQL advisory lock outbox-relay takes, in one place. Each is keyed by two {@code int4}s: the
+ * {@code hashtext} of a namespace, and the {@code hashtext} of what it locks.
+ * <ul>
+ *   <li>{@link #MIGRATE}: transaction-scoped, on the history table, held by {@code migrate} while it applies steps;
+ *   </li>
+ *   <li>{@link #RELAY}: session-scoped, on the outbox table, held by the one active relay of that table in either
+ *       mode. A second relay of either mode on the same table stands by until the holder's session ends (stop,
+ *       crash, kill -9, lost connection). The holder's session carries its {@link #instanceName} as
+ *       {@code application_name}, which is how {@code status} tells who holds it.</li>
+ * </ul>
+ */
+public final class AdvisoryLocks {
+
+    /** The migrations' lock namespace (second key: the history table). */
+    public static final String MIGRATE = "outbox-relay-migrate";
+    /** The active relay's lock namespace (second key: the outbox table, {@code schema.table}). */
+    public static final String RELAY = "outbox-relay";
+
+    /** The session holding a table's relay lock, as {@code pg_locks} and {@code pg_stat_activity} show it. */
+    public record Holder(String applicationName, int backendPid, String clientAddress, String since) {
+
+        /** The holder's mode ({@code poll}, {@code cdc}) from its {@link #instanceName}, or {@code relay}. */
+        public String mode() {
+            int slash = applicationName == null ? -1 : applicationName.lastIndexOf('/');
+            return slash < 0 ? "relay" : applicationName.substring(slash + 1);
+        }
+    }
+
+    private static final String KEYS = "(hashtext('" + RELAY + "')::bigint & 4294967295)";
+
+    private AdvisoryLocks() {
+    }
+
+    /**
+     * {@code relay-name@host:pid/mode}, what {@code pg_stat_activity.application_name} shows for a relay's sessions
+     * (cut to PostgreSQL's 63 bytes, keeping the mode).
+     */
+    public static String instanceName(String relayName, String mode) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown-host";
+        }
+        String suffix = "/" + mode;
+        String name = relayName + "@" + host + ":" + ProcessHandle.current().pid();
+        return (name.length() + suffix.length() > 63 ? name.substring(0, 63 - suffix.length()) : name) + suffix;
+    }
+
+    /** The statement {@code migrate} runs first in its transaction. */
+    public static String migrateLockStatement(String historyTable) {
+        return "SELECT pg_advisory_xact_lock(hashtext(" + literal(MIGRATE) + "), hashtext(" + literal(historyTable)
+                + "))";
+    }
+
+    /** Tries to take {@code table}'s relay lock on this session; true when this session holds it now. */
+    public static boolean tryRelayLock(Connection c, OutboxTable table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT pg_try_advisory_lock(hashtext('" + RELAY + "'), hashtext(?))")) {
+            ps.setString(1, table.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** True when this session holds {@code table}'s relay lock. */
+    public static boolean holdsRelayLock(Connection c, OutboxTable table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks"
+                + " WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 2"
+                + " AND classid::bigint = " + KEYS + " AND objid::bigint = (hashtext(?)::bigint & 4294967295))")) {
+            ps.setString(1, table.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** The session holding {@code table}'s relay lock in this database, or null when none does. */
+    public static Holder relayLockHolder(Connection c, OutboxTable table) throws SQLException {
+        String sql = "SELECT a.application_name, l.pid, CASE WHEN a.backend_start IS NULL"
+                + " THEN 'hidden (needs pg_read_all_stats)' ELSE coalesce(host(a.client_addr), 'local socket') END,"
+                + " coalesce(a.backend_start::text, 'hidden') FROM pg_locks l LEFT JOIN pg_stat_activity a"
+                + " ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+                + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + " AND l.classid::bigint = " + KEYS + " AND l.objid::bigint = (hashtext(?)::bigint & 4294967295)";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, table.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Holder(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4)) : null;
+            }
+        }
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+}
