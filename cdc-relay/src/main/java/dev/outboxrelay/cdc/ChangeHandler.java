@@ -1,8 +1,8 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
-
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.sql.Array;
@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -171,7 +172,11 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
 
     /** Rows already marked sent or dead-lettered (by an earlier run or by poll mode): they are not sent again. */
     private Set<UUID> alreadySettled(List<UUID> ids) throws InterruptedException {
+        Backoff backoff = Backoff.exponential(Duration.ofMillis(200), Duration.ofSeconds(10));
         while (true) {
+            if (closing.getAsBoolean()) {
+                throw new InterruptedException("relay is closing"); // the batch is not confirmed: replayed later
+            }
             try {
                 if (connection == null || connection.isClosed()) {
                     connection = database.open();
@@ -191,7 +196,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
             } catch (SQLException e) {
                 closeConnection();
                 LOG.warn("Cannot check which streamed rows were already published ({}); retrying", e.getMessage());
-                Thread.sleep(1000);
+                Thread.sleep(backoff.nextDelayMillis());
             }
         }
     }

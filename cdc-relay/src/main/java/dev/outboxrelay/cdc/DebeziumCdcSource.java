@@ -5,6 +5,7 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliverySettings;
 import dev.outboxrelay.core.delivery.KeyParking;
@@ -75,6 +76,8 @@ final class DebeziumCdcSource implements OutboxSource {
      * the submission of its polling tasks, its {@code run()} waits for a task that never runs.
      */
     private volatile CompletableFuture<Long> engineUp = CompletableFuture.completedFuture(null);
+    /** Completes when the current engine's completion callback ran. */
+    private volatile CompletableFuture<Void> engineDone = CompletableFuture.completedFuture(null);
     private Thread supervisor;
     private volatile DeliveryPipeline pipeline;
 
@@ -132,22 +135,23 @@ final class DebeziumCdcSource implements OutboxSource {
     }
 
     private void supervise() {
-        Duration backoff = Duration.ofSeconds(1);
+        Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), MAX_BACKOFF);
         while (!closed) {
+            long delay = backoff.nextDelayMillis();
             try {
                 Set<UUID> rescanned = ConcurrentHashMap.newKeySet();
                 long startLsn = prepareAndRescan(rescanned);
-                backoff = Duration.ofSeconds(1);
+                backoff.reset();
+                delay = backoff.nextDelayMillis();
                 runEngine(rescanned, startLsn);
                 if (!closed) {
-                    LOG.error("Debezium engine stopped unexpectedly; restarting the CDC source in {} s",
-                            backoff.toSeconds());
+                    LOG.error("Debezium engine stopped unexpectedly; restarting the CDC source in {} ms", delay);
                 }
             } catch (CdcSetupException e) {
                 LOG.error("CDC setup failed: {}", e.getMessage());
                 listener.outage("database setup", e);
                 if (!firstStart.completeExceptionally(e)) {
-                    sleepQuietly(backoff);
+                    sleepQuietly(Duration.ofMillis(delay));
                 }
                 if (firstStart.isCompletedExceptionally() && !streaming) {
                     return;
@@ -158,13 +162,12 @@ final class DebeziumCdcSource implements OutboxSource {
                 if (closed) {
                     return;
                 }
-                LOG.warn("CDC source cannot start ({}); retrying in {} s", e.getMessage(), backoff.toSeconds());
+                LOG.warn("CDC source cannot start ({}); retrying in {} ms", e.getMessage(), delay);
                 listener.outage("database", e);
                 firstStart.completeExceptionally(e);
             }
             streaming = false;
-            sleepQuietly(backoff);
-            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            sleepQuietly(Duration.ofMillis(delay));
         }
     }
 
@@ -250,6 +253,7 @@ final class DebeziumCdcSource implements OutboxSource {
                 return;
             }
             engineUp = up;
+            engineDone = done;
             engine = e;
         }
         try {
@@ -337,14 +341,15 @@ final class DebeziumCdcSource implements OutboxSource {
         }
     }
 
-    private static void closeEngine(DebeziumEngine<?> e) {
-        // The engine refuses to close while its tasks are starting; that phase is short, so wait it out.
+    private void closeEngine(DebeziumEngine<?> e) {
+        // The engine refuses to close while its tasks are starting (short: wait it out) and once it is stopping
+        // (then its completion callback runs soon and ends the wait).
         for (int i = 0; i < 600; i++) {
             try {
                 e.close();
                 return;
-            } catch (IllegalStateException starting) {
-                if (starting.getMessage() != null && starting.getMessage().contains("already")) {
+            } catch (IllegalStateException notNow) {
+                if (engineDone.isDone()) {
                     return;
                 }
                 sleepQuietly(Duration.ofMillis(100));

@@ -1,9 +1,8 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
-
-import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;

@@ -2,7 +2,6 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
-
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
