@@ -83,7 +83,7 @@ public final class CdcOptions {
     /** The source settings from a validated config. */
     public static CdcSettings settings(RelayConfig config) {
         CdcSettings s = CdcSettings.builder(config.get(DatabaseOptions.DB_URL), config.get(DatabaseOptions.DB_USER),
-                        DatabaseOptions.password(config).map(p -> p.reveal()).orElse(null))
+                        () -> DatabaseOptions.password(config))
                 .table(config.get(DatabaseOptions.TABLE))
                 .publication(config.get(DatabaseOptions.PUBLICATION))
                 .slotName(config.get(SLOT_NAME))

@@ -4,6 +4,7 @@ import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.Password;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.publish.Secrets;
 import dev.outboxrelay.schema.OutboxSchema;
@@ -14,6 +15,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -38,7 +41,7 @@ public final class CdcSettings {
 
     private final String jdbcUrl;
     private final String user;
-    private final String password;
+    private final Supplier<Optional<Password>> password;
     private final OutboxTable table;
     private final String slotName;
     private final boolean slotFailover;
@@ -84,6 +87,15 @@ public final class CdcSettings {
      * @param password may be {@code null} (trust / .pgpass)
      */
     public static Builder builder(String jdbcUrl, String user, String password) {
+        Optional<Password> fixed = Optional.ofNullable(password).map(Password::of);
+        return new Builder(jdbcUrl, user, () -> fixed);
+    }
+
+    /**
+     * The same with a password read again for every new connection and engine start (the relay's
+     * {@code --db-password-file}, so a rotated password is picked up at the next reconnect).
+     */
+    public static Builder builder(String jdbcUrl, String user, Supplier<Optional<Password>> password) {
         return new Builder(jdbcUrl, user, password);
     }
 
@@ -95,8 +107,13 @@ public final class CdcSettings {
         return user;
     }
 
-    /** The database password; never log it. */
-    public String password() {
+    /** The database password, read now; never log it. */
+    public Optional<Password> password() {
+        return password.get();
+    }
+
+    /** Where the password is read from, for every new connection. */
+    Supplier<Optional<Password>> passwordSource() {
         return password;
     }
 
@@ -172,7 +189,7 @@ public final class CdcSettings {
         Map<String, String> dbz = new LinkedHashMap<>();
         debezium.forEach((k, v) -> dbz.put(k, Secrets.looksSecret(k) ? Secrets.MASK : v));
         return "CdcSettings[jdbcUrl=" + jdbcUrl.replaceAll("(?i)password=[^&]*", "password=" + Secrets.MASK)
-                + ", user=" + user + ", password=" + (password == null ? "none" : Secrets.MASK)
+                + ", user=" + user + ", password=" + Secrets.MASK
                 + ", table=" + table + ", slot=" + slotName + (slotFailover ? " (failover)" : "")
                 + ", publication=" + publication
                 + ", offsetStore=" + offsetStore + (offsetFile == null ? "" : ", offsetFile=" + offsetFile)
@@ -187,7 +204,7 @@ public final class CdcSettings {
     public static final class Builder {
         private final String jdbcUrl;
         private final String user;
-        private final String password;
+        private final Supplier<Optional<Password>> password;
         // Defaults come from the option declarations, so each is written down once.
         private OutboxTable table = DatabaseOptions.TABLE.parsedDefault();
         private String slotName = CdcOptions.SLOT_NAME.parsedDefault();
@@ -205,10 +222,10 @@ public final class CdcSettings {
         private final Map<String, String> debezium = new LinkedHashMap<>();
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
 
-        private Builder(String jdbcUrl, String user, String password) {
+        private Builder(String jdbcUrl, String user, Supplier<Optional<Password>> password) {
             this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
             this.user = Objects.requireNonNull(user, "user");
-            this.password = password;
+            this.password = Objects.requireNonNull(password, "password");
         }
 
         public Builder table(OutboxTable value) {

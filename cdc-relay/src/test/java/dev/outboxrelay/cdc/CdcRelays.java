@@ -4,12 +4,13 @@ import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.Password;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
-import dev.outboxrelay.poll.ConnectionFactory;
 import dev.outboxrelay.poll.PollSettings;
 import dev.outboxrelay.poll.PollingSource;
 import dev.outboxrelay.schema.OutboxSchema;
@@ -19,7 +20,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
+import java.util.Optional;
 
 /** Test helpers: migrate a test database and start CDC sources against the test kit. */
 final class CdcRelays {
@@ -63,6 +64,11 @@ final class CdcRelays {
         return b;
     }
 
+    /** Flags of {@code run --mode cdc} for the contract suites: a slot per database, a fast heartbeat. */
+    static Map<String, String> testFlags(TestDatabase database) {
+        return Map.of("slot-name", slotName(database), "heartbeat-interval", "1s");
+    }
+
     static String slotName(TestDatabase database) {
         return ("s_" + database.name()).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
     }
@@ -80,14 +86,12 @@ final class CdcRelays {
     /** A poll source on the same database, for switching and comparisons. */
     static PollingSource startPoll(TestDatabase database, String table, String bootstrap,
                                    Map<String, String> options) {
-        Properties p = new Properties();
-        p.setProperty("user", database.relayUser());
-        p.setProperty("password", database.relayPassword());
         PollingSource source = PollingSource.create(
                 PollSettings.builder().table(OutboxTable.parse(table))
                         .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
                         .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
-                ConnectionFactory.jdbc(database.jdbcUrl(), p),
+                ConnectionFactory.jdbc(database.jdbcUrl(), database.relayUser(),
+                        () -> Optional.of(Password.of(database.relayPassword()))),
                 EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
                 ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
         source.start();

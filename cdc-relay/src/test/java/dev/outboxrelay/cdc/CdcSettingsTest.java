@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CdcSettingsTest {
 
     private static CdcSettings.Builder builder() {
-        return CdcSettings.builder("jdbc:postgresql://localhost/app", "relay", null);
+        return CdcSettings.builder("jdbc:postgresql://localhost/app", "relay", (String) null);
     }
 
     @Test

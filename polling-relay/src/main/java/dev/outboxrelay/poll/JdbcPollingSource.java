@@ -1,6 +1,7 @@
 package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.delivery.Backoff;
@@ -105,7 +106,7 @@ final class JdbcPollingSource implements PollingSource {
         limits = TopicLimits.kafka(producerSettings.producerProperties());
         if (settings.onPublish() == Acknowledger.OnPublish.MARK) {
             purger = new RetentionPurger(settings.table(), settings.retention(), settings.purgeInterval(),
-                    settings.purgeBatchSize(), settings.relayName(), connections::connect, () -> active && !stopping);
+                    settings.purgeBatchSize(), settings.relayName(), connections::open, () -> active && !stopping);
             purger.start();
         }
         worker = new Thread(this::run, "outbox-relay-poll");
@@ -126,7 +127,7 @@ final class JdbcPollingSource implements PollingSource {
 
     private void run() {
         while (!stopping) {
-            try (Connection c = connections.connect()) {
+            try (Connection c = connections.open()) {
                 c.setAutoCommit(true);
                 queries.prepareSession(c, instance);
                 String problem = queries.sessionProblem(c, settings.onPublish() == Acknowledger.OnPublish.DELETE);
@@ -236,7 +237,7 @@ final class JdbcPollingSource implements PollingSource {
 
     /** The marking session: the pipeline's own connection, prepared like the fetching one. */
     private Connection markingSession() throws SQLException {
-        Connection m = connections.connect();
+        Connection m = connections.open();
         try {
             queries.prepareSession(m, instance);
             return m;

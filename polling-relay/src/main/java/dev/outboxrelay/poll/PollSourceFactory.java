@@ -2,15 +2,14 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
-import dev.outboxrelay.core.config.Password;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.route.EventRouter;
-import java.util.Properties;
 
 /** Plugs the poll source into {@code run --mode poll} (registered through {@link java.util.ServiceLoader}). */
 public final class PollSourceFactory implements SourceFactory {
@@ -27,7 +26,7 @@ public final class PollSourceFactory implements SourceFactory {
 
     @Override
     public OutboxSource create(RelayConfig config, RelayListener listener) {
-        return PollingSource.create(settings(config), connections(config),
+        return PollingSource.create(settings(config), ConnectionFactory.fromConfig(config),
                 EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
                 KafkaOptions.producerSettings(config), listener);
     }
@@ -47,12 +46,5 @@ public final class PollSourceFactory implements SourceFactory {
                 .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))
                 .build();
-    }
-
-    private static ConnectionFactory connections(RelayConfig config) {
-        Properties props = new Properties();
-        props.setProperty("user", config.get(DatabaseOptions.DB_USER));
-        DatabaseOptions.password(config).map(Password::reveal).ifPresent(p -> props.setProperty("password", p));
-        return ConnectionFactory.jdbc(config.get(DatabaseOptions.DB_URL), props);
     }
 }

@@ -2,6 +2,7 @@ package dev.outboxrelay.poll;
 
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 

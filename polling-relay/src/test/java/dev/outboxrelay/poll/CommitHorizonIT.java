@@ -35,7 +35,7 @@ class CommitHorizonIT {
     void setUp() throws Exception {
         database = createDatabase();
         queries = new OutboxQueries(OutboxTable.parse(TABLE), OnPoison.BLOCK);
-        relay = PollingRelays.connections(database).connect();
+        relay = PollingRelays.connections(database).open();
         queries.prepareSession(relay, "horizon-test");
         fetch = queries.prepareFetch(relay);
     }

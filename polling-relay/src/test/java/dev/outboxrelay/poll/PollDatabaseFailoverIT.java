@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.core.config.Password;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.testkit.DeliveryReport;
@@ -16,7 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,11 +42,9 @@ class PollDatabaseFailoverIT {
     void promotedStandbyGetsEveryEventPublished(int major) throws Exception {
         try (PostgresFailover pg = PostgresFailover.start(major, "pollfailover",
                 db -> PollingRelays.migrate(db, TABLE))) {
-            Properties login = new Properties();
-            login.setProperty("user", pg.database().relayUser());
-            login.setProperty("password", pg.database().relayPassword());
             try (PollingSource relay = PollingSource.create(PollingRelays.settings(TABLE, Map.of()).build(),
-                    ConnectionFactory.jdbc(pg.jdbcUrl(), login), EventRouter.topicTemplate("pfo.${aggregateType}"),
+                    ConnectionFactory.jdbc(pg.jdbcUrl(), pg.database().relayUser(),
+                            () -> Optional.of(Password.of(pg.database().relayPassword()))), EventRouter.topicTemplate("pfo.${aggregateType}"),
                     ProducerSettings.of(TestKafka.shared().bootstrapServers(), Map.of()), RelayListener.none())) {
                 relay.start();
                 List<String> ids = new ArrayList<>(insert(writer(pg), 0, 50));

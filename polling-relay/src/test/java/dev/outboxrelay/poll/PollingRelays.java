@@ -3,6 +3,8 @@ package dev.outboxrelay.poll;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.Password;
+import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
@@ -13,13 +15,16 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
+import java.util.Optional;
 
 /** Test helpers: migrate a test database and start poll sources against the test kit. */
 final class PollingRelays {
 
     private PollingRelays() {
     }
+
+    /** Faster timers for the contract suites, as flags of {@code run --mode poll}. */
+    static final Map<String, String> TEST_FLAGS = Map.of("poll-interval", "200ms", "standby-interval", "200ms");
 
     static void migrate(TestDatabase database, String table) throws Exception {
         try (Connection c = database.connect()) {
@@ -28,10 +33,8 @@ final class PollingRelays {
     }
 
     static ConnectionFactory connections(TestDatabase database) {
-        Properties p = new Properties();
-        p.setProperty("user", database.relayUser());
-        p.setProperty("password", database.relayPassword());
-        return ConnectionFactory.jdbc(database.jdbcUrl(), p);
+        return ConnectionFactory.jdbc(database.jdbcUrl(), database.relayUser(),
+                () -> Optional.of(Password.of(database.relayPassword())));
     }
 
     /** Fast timers for tests; options use the CLI names (see RelayContract). */

@@ -42,14 +42,22 @@ final class RelayProcess implements AutoCloseable {
     /** {@code run} against {@code jdbcUrl} (e.g. an address in front of the database) as {@code db}'s relay role. */
     static RelayProcess run(String name, String jdbcUrl, TestDatabase db, TestKafka kafka, Map<String, String> env,
                             String... extra) throws IOException {
+        Map<String, String> all = new java.util.HashMap<>(Map.of("RELAY_DB_PASSWORD", db.relayPassword()));
+        all.putAll(env);
+        return runAs(name, jdbcUrl, db.relayUser(), kafka, all, extra);
+    }
+
+    /** {@code run} as {@code user}; the password (environment or file) comes from {@code env} and {@code extra}. */
+    static RelayProcess runAs(String name, String jdbcUrl, String user, TestKafka kafka, Map<String, String> env,
+                              String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", jdbcUrl, "--db-user", db.relayUser(),
+                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", jdbcUrl, "--db-user", user,
                 "--kafka-bootstrap", kafka.bootstrapServers(), "--http-host", "127.0.0.1",
                 "--http-port", String.valueOf(port), "--probe-interval", "500ms"));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().put("RELAY_DB_PASSWORD", db.relayPassword());
+        pb.environment().remove("RELAY_DB_PASSWORD");
         pb.environment().putAll(env);
         Files.createDirectories(Path.of("target", "it-logs"));
         Path log = Path.of("target", "it-logs", name + ".log");

@@ -46,7 +46,7 @@ class DaemonStateTest {
                 java.util.List.of(), "127.0.0.1", 0, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1),
                 java.time.Duration.ofSeconds(1), new dev.outboxrelay.core.db.ConnectionFactory() {
                     @Override
-                    public java.sql.Connection open() {
+                    public java.sql.Connection open(java.util.Properties extra) {
                         throw new AssertionError("nothing may be contacted");
                     }
 

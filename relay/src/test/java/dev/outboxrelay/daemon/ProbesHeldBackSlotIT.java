@@ -8,6 +8,7 @@ import dev.outboxrelay.core.config.ConfigSources;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.Password;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.schema.OutboxSchema;
@@ -16,9 +17,9 @@ import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
@@ -40,21 +41,8 @@ class ProbesHeldBackSlotIT {
         String standby = "standby_of_" + db.name();
         db.execute("SELECT pg_create_physical_replication_slot('" + standby + "')");
         db.execute("SELECT pg_create_logical_replication_slot('outbox_relay', 'pgoutput', false, false, true)");
-        ConnectionFactory connections = new ConnectionFactory() {
-            @Override
-            public Connection open() {
-                try {
-                    return db.connect(db.relayUser(), db.relayPassword());
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-
-            @Override
-            public String target() {
-                return db.name();
-            }
-        };
+        ConnectionFactory connections = ConnectionFactory.jdbc(db.jdbcUrl(), db.relayUser(),
+                () -> Optional.of(Password.of(db.relayPassword())));
         Map<String, Object> kafka = Map.of("bootstrap.servers", TestKafka.shared().bootstrapServers());
         // The CDC module's inspector, found as the daemon finds it: through its SourceFactory.
         SourceFactory cdc = ServiceLoader.load(SourceFactory.class).stream().map(ServiceLoader.Provider::get)

@@ -43,13 +43,14 @@ final class JdbcConnectionFactory implements ConnectionFactory {
     }
 
     @Override
-    public Connection open() throws DatabaseConnectException {
+    public Connection open(Properties extra) throws DatabaseConnectException {
         Properties props = new Properties();
-        props.setProperty("user", user);
-        password.get().ifPresent(p -> props.setProperty("password", p.reveal()));
         // Defaults only: settings in the URL win, so operators tune them there (documented).
         props.setProperty("connectTimeout", "10");
         props.setProperty("ApplicationName", "outbox-relay");
+        props.putAll(extra);
+        props.setProperty("user", user);
+        password.get().ifPresent(p -> props.setProperty("password", p.reveal()));
         try {
             return DriverManager.getConnection(url, props);
         } catch (SQLException e) {
