@@ -1,11 +1,8 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.core.OutboxSource;
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.contract.RelayContract;
 import dev.outboxrelay.testkit.contract.RelayEnvironment;
-import dev.outboxrelay.testkit.contract.RelayHandle;
 import java.util.Map;
 
 /** The CDC source against the contract every source must pass. */
@@ -17,9 +14,12 @@ class CdcRelayContractIT extends RelayContract {
     }
 
     @Override
-    protected RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        OutboxSource source = CdcRelays.start(CdcRelays.settings(env.database(), env.table(), options).build(),
-                env.kafkaBootstrap(), options, RelayListener.none());
-        return source::close;
+    protected String mode() {
+        return "cdc";
+    }
+
+    @Override
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return CdcRelays.testFlags(env.database());
     }
 }

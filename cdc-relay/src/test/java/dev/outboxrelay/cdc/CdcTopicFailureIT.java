@@ -1,10 +1,7 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.core.OutboxSource;
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.contract.RelayEnvironment;
-import dev.outboxrelay.testkit.contract.RelayHandle;
 import dev.outboxrelay.testkit.contract.TopicFailureContract;
 import java.util.Map;
 
@@ -21,9 +18,12 @@ class CdcTopicFailureIT extends TopicFailureContract {
     }
 
     @Override
-    protected RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        OutboxSource source = CdcRelays.start(CdcRelays.settings(env.database(), env.table(), options).build(),
-                env.kafkaBootstrap(), options, RelayListener.none());
-        return source::close;
+    protected String mode() {
+        return "cdc";
+    }
+
+    @Override
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return CdcRelays.testFlags(env.database());
     }
 }

@@ -1,10 +1,8 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.contract.RelayContract;
 import dev.outboxrelay.testkit.contract.RelayEnvironment;
-import dev.outboxrelay.testkit.contract.RelayHandle;
 import java.util.Map;
 
 /** The poll source against the contract every source must pass. */
@@ -16,9 +14,12 @@ class PollingRelayContractIT extends RelayContract {
     }
 
     @Override
-    protected RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        PollingSource source = PollingRelays.start(PollingRelays.settings(env.table(), options).build(),
-                env.database(), env.kafkaBootstrap(), options, Map.of(), RelayListener.none());
-        return source::close;
+    protected String mode() {
+        return "poll";
+    }
+
+    @Override
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return PollingRelays.TEST_FLAGS;
     }
 }

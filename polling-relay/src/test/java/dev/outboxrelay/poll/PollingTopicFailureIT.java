@@ -1,9 +1,7 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.contract.RelayEnvironment;
-import dev.outboxrelay.testkit.contract.RelayHandle;
 import dev.outboxrelay.testkit.contract.TopicFailureContract;
 import java.util.Map;
 
@@ -16,9 +14,12 @@ class PollingTopicFailureIT extends TopicFailureContract {
     }
 
     @Override
-    protected RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        PollingSource source = PollingRelays.start(PollingRelays.settings(env.table(), options).build(),
-                env.database(), env.kafkaBootstrap(), options, Map.of(), RelayListener.none());
-        return source::close;
+    protected String mode() {
+        return "poll";
+    }
+
+    @Override
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return PollingRelays.TEST_FLAGS;
     }
 }

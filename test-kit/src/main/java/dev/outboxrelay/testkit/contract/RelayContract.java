@@ -26,13 +26,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every source (poll, CDC) must show, asserted on what a consumer reads from Kafka. A source
- * module subclasses this once and only says how to create the schema and start its relay; the tests are
- * final. Rows are written with plain SQL on the contract columns, exactly like an application would.
+ * module subclasses this once and only says how to create the schema and which {@code --mode} it serves; every
+ * relay is started through that mode's {@code SourceFactory} from a real, validated configuration
+ * ({@link FactoryRelays}), as {@code run} starts it. The tests are final. Rows are written with plain SQL on the
+ * contract columns, exactly like an application would.
  *
- * <p>Options passed to {@link #startRelay} use the CLI's option names without dashes; a subclass must honour:
- * {@value #TOPIC_TEMPLATE}, {@value #ON_PUBLISH} ({@code mark|delete}), {@value #MAX_ATTEMPTS},
- * {@value #ON_POISON} ({@code block|skip}), {@value #DEAD_LETTER_TOPIC}, {@value #RETENTION} and
- * {@value #PURGE_INTERVAL} (durations such as {@code 300ms}). Absent options mean the relay's defaults.
+ * <p>Options use the CLI's option names without dashes: {@value #TOPIC_TEMPLATE}, {@value #ON_PUBLISH}
+ * ({@code mark|delete}), {@value #MAX_ATTEMPTS}, {@value #ON_POISON} ({@code block|skip}),
+ * {@value #DEAD_LETTER_TOPIC}, {@value #RETENTION} and {@value #PURGE_INTERVAL} (durations such as
+ * {@code 300ms}). Absent options mean the relay's defaults.
  *
  * <p>Failure reasons stored in {@code last_error} are API: the contract checks that a malformed-headers reason
  * says the headers {@code must be a JSON object}, and that a broker rejection names {@code RecordTooLarge}.
@@ -61,8 +63,23 @@ public abstract class RelayContract {
     /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
     protected abstract void migrate(TestDatabase database, String table) throws Exception;
 
-    /** Starts one relay instance and returns once it runs (it need not have published anything yet). */
-    protected abstract RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) throws Exception;
+    /** The {@code --mode} of the source under test. */
+    protected abstract String mode();
+
+    /**
+     * Flags the module adds for tests (faster timers, a slot per database), CLI names without dashes; the
+     * contract's own options win over them.
+     */
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return Map.of();
+    }
+
+    /** Starts one relay instance through its factory and returns once it runs (it need not have published yet). */
+    protected final RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
+        Map<String, String> flags = new java.util.HashMap<>(testFlags(env));
+        flags.putAll(options);
+        return FactoryRelays.start(mode(), env, flags);
+    }
 
     /** Oldest PostgreSQL major version the relay supports (README, "Requirements"; the daemon's Probes). */
     public static final int OLDEST_SUPPORTED_POSTGRES = 14;

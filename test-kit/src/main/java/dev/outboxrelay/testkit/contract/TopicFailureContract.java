@@ -44,8 +44,19 @@ public abstract class TopicFailureContract {
     /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
     protected abstract void migrate(TestDatabase database, String table) throws Exception;
 
-    /** Starts one relay instance, as {@link RelayContract#startRelay}; options use the CLI's names. */
-    protected abstract RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) throws Exception;
+    /** The {@code --mode} of the source under test; started through its factory ({@link FactoryRelays}). */
+    protected abstract String mode();
+
+    /** Flags the module adds for tests, as {@link RelayContract#testFlags}. */
+    protected Map<String, String> testFlags(RelayEnvironment env) {
+        return Map.of();
+    }
+
+    private RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
+        Map<String, String> flags = new java.util.HashMap<>(testFlags(env));
+        flags.putAll(options);
+        return FactoryRelays.start(mode(), env, flags);
+    }
 
     @BeforeEach
     final void startBrokerWithoutAutoCreation() throws Exception {
