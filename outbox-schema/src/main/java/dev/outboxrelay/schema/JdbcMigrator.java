@@ -57,7 +57,7 @@ final class JdbcMigrator implements Migrator {
         for (Migration m : plan.migrations()) {
             String recorded = applied.get(m.version());
             if (recorded != null) {
-                if (!recorded.equals(m.checksum())) {
+                if (!m.accepts(recorded)) {
                     throw new MigrationException("migration " + m.version() + " (" + m.description() + ") of "
                             + plan.target() + " was applied with a different script (checksum " + recorded
                             + ", expected " + m.checksum() + "); the schema was changed by hand or with other options");

@@ -5,9 +5,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -47,7 +49,9 @@ public final class MigrationPlan {
 
     /**
      * Loads {@code V<n>__<name>.sql} resources listed in order and renders {@code ${key}} placeholders.
-     * An unknown placeholder is an error, so a typo never reaches the database.
+     * An unknown placeholder is an error, so a typo never reaches the database. Earlier texts of a step, kept as
+     * {@code superseded/V<n>__<name>.sql.<k>} (k = 1, 2, ...), are rendered the same way and their checksums
+     * accepted for it.
      */
     public static List<Migration> load(Class<?> anchor, String folder, List<String> resourceNames,
                                        Map<String, String> values) {
@@ -58,7 +62,17 @@ public final class MigrationPlan {
                 throw new IllegalArgumentException("migration resource '" + name + "' must be named V<n>__<name>.sql");
             }
             String sql = render(read(anchor, folder + "/" + name), values, name);
-            result.add(new Migration(Integer.parseInt(m.group(1)), m.group(2).replace('_', ' '), sql));
+            int version = Integer.parseInt(m.group(1));
+            String description = m.group(2).replace('_', ' ');
+            Set<String> former = new HashSet<>();
+            for (int k = 1; ; k++) {
+                String path = folder + "/superseded/" + name + "." + k;
+                if (anchor.getResource(path) == null) {
+                    break;
+                }
+                former.add(new Migration(version, description, render(read(anchor, path), values, path)).checksum());
+            }
+            result.add(new Migration(version, description, sql, former));
         }
         return result;
     }
