@@ -20,6 +20,15 @@ import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -51,6 +60,11 @@ import org.slf4j.LoggerFactory;
  * WARN. The few server classes that use Log4j 2 directly are kept at WARN by the {@code log4j2-test.xml} in
  * this jar.
  *
+ * <p><b>Authorization.</b> {@link #startWithAuthorizer(Map)} starts a dedicated broker that authenticates every
+ * client with SASL/PLAIN and authorizes it with KRaft's {@code StandardAuthorizer} (no ACL, no access): the admin
+ * client and topic readers of this class log in as the super user, a relay as {@link #USER} with the ACLs
+ * {@link #grantProducer} gives it.
+ *
  * <p><b>Lifecycle.</b> {@link #shared()} is started once per JVM and stopped by a shutdown hook, which also
  * deletes its temporary directory; dedicated instances from {@link #start()} should be closed (the hook is a
  * fallback). The broker runs non-daemon threads, so a {@code main} that uses this class should close it or
@@ -64,21 +78,29 @@ public final class TestKafka implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration EXIT_CLOSE_TIMEOUT = Duration.ofSeconds(15);
     private static TestKafka shared;
+    /** The user a relay logs in as on a broker from {@link #startWithAuthorizer}; no access without ACLs. */
+    public static final String USER = JaasUtils.KAFKA_PLAIN_USER1;
+    /** Its password. */
+    public static final String USER_PASSWORD = JaasUtils.KAFKA_PLAIN_USER1_PASSWORD;
 
     private final KafkaClusterTestKit cluster;
     private final Path baseDir;
     private final String bootstrapServers;
     private final boolean isShared;
+    /** Client settings of the super user: empty on a broker without authentication. */
+    private final Map<String, Object> superUser;
     private final Thread shutdownHook;
     private Admin admin;
     private boolean running = true;
     private boolean closed;
 
-    private TestKafka(KafkaClusterTestKit cluster, Path baseDir, boolean isShared) {
+    private TestKafka(KafkaClusterTestKit cluster, Path baseDir, boolean isShared, boolean sasl) {
         this.cluster = cluster;
         this.baseDir = baseDir;
         this.bootstrapServers = cluster.bootstrapServers();
         this.isShared = isShared;
+        this.superUser = sasl ? Map.copyOf(clientSecurity(JaasUtils.KAFKA_PLAIN_ADMIN,
+                JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD)) : Map.of();
         this.shutdownHook = new Thread(this::closeAtExit, "outbox-testkit-kafka-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -86,7 +108,7 @@ public final class TestKafka implements AutoCloseable {
     /** The broker shared by everything in this JVM, started on first use. {@link #close()} on it does nothing. */
     public static synchronized TestKafka shared() {
         if (shared == null) {
-            shared = boot(Map.of(), true);
+            shared = boot(Map.of(), true, false);
         }
         return shared;
     }
@@ -101,10 +123,65 @@ public final class TestKafka implements AutoCloseable {
      * {@code Map.of("auto.create.topics.enable", "false")}). The caller must close it.
      */
     public static TestKafka start(Map<String, String> brokerConfig) {
-        return boot(brokerConfig, false);
+        return boot(brokerConfig, false, false);
     }
 
-    private static TestKafka boot(Map<String, String> overrides, boolean isShared) {
+    /**
+     * Starts a dedicated broker with SASL/PLAIN on every listener and the {@code StandardAuthorizer}; clients
+     * other than this class's need {@link #clientSecurity} and ACLs. The caller must close it.
+     */
+    public static TestKafka startWithAuthorizer(Map<String, String> brokerConfig) {
+        return boot(brokerConfig, false, true);
+    }
+
+    /** Client settings (producer, consumer, admin) to log in as {@code user} with SASL/PLAIN. */
+    public static Map<String, String> clientSecurity(String user, String password) {
+        return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN", "sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user
+                        + "\" password=\"" + password + "\";");
+    }
+
+    /** Client settings of this class's own clients: the super user on a broker with an authorizer, else none. */
+    public Map<String, Object> clientProperties() {
+        return superUser;
+    }
+
+    /**
+     * Lets {@code user} produce to {@code topic} as the relay does: WRITE and DESCRIBE, and DESCRIBE_CONFIGS for
+     * reading the topic's size limit.
+     */
+    public void grantProducer(String user, String topic) {
+        try {
+            admin().createAcls(producerAcls(user, topic)).all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while granting " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not grant " + user + " access to " + topic, e);
+        }
+    }
+
+    /** Takes back what {@link #grantProducer} gave. */
+    public void revokeProducer(String user, String topic) {
+        try {
+            admin().deleteAcls(producerAcls(user, topic).stream().map(AclBinding::toFilter).toList()).all()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while revoking " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not revoke " + user + "'s access to " + topic, e);
+        }
+    }
+
+    private static List<AclBinding> producerAcls(String user, String topic) {
+        ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
+        return List.of(AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS).stream()
+                .map(op -> new AclBinding(pattern, new AccessControlEntry("User:" + user, "*", op,
+                        AclPermissionType.ALLOW))).toList();
+    }
+
+    private static TestKafka boot(Map<String, String> overrides, boolean isShared, boolean sasl) {
         long started = System.nanoTime();
         Map<String, String> config = new LinkedHashMap<>();
         config.put("auto.create.topics.enable", "true");
@@ -137,19 +214,25 @@ public final class TestKafka implements AutoCloseable {
             // Our own directory: the test kit's default one comes with a shutdown hook that deletes it while
             // the broker may still be running, see closeAtExit().
             baseDir = Files.createTempDirectory("outbox-kafka-");
-            TestKitNodes nodes = new TestKitNodes.Builder(productionBootstrap())
+            TestKitNodes.Builder nodeBuilder = new TestKitNodes.Builder(productionBootstrap())
                     .setBaseDirectory(baseDir)
                     .setCombined(true)
                     .setNumBrokerNodes(1)
-                    .setNumControllerNodes(1)
-                    .build();
+                    .setNumControllerNodes(1);
+            if (sasl) {
+                // The kit then enables PLAIN, the StandardAuthorizer and a JAAS file with its admin and user1;
+                // the broker talks to its controller as the super user.
+                nodeBuilder.setBrokerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT)
+                        .setControllerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT);
+            }
+            TestKitNodes nodes = nodeBuilder.build();
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
             config.forEach(builder::setConfigProp);
             cluster = builder.build();
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
-            TestKafka kafka = new TestKafka(cluster, baseDir, isShared);
+            TestKafka kafka = new TestKafka(cluster, baseDir, isShared, sasl);
             LOG.info("Kafka broker started on {} in {} ms", kafka.bootstrapServers,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             return kafka;
@@ -199,8 +282,10 @@ public final class TestKafka implements AutoCloseable {
      */
     public synchronized Admin admin() {
         if (admin == null) {
-            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                    AdminClientConfig.CLIENT_ID_CONFIG, "outbox-test-kit-admin"));
+            Map<String, Object> config = new LinkedHashMap<>(superUser);
+            config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            config.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-test-kit-admin");
+            admin = Admin.create(config);
         }
         return admin;
     }

@@ -62,7 +62,7 @@ public final class TopicReader {
 
     /** A reader for {@code kafka}. */
     public static TopicReader of(TestKafka kafka) {
-        return new TopicReader(kafka.bootstrapServers());
+        return new TopicReader(kafka.bootstrapServers(), kafka.clientProperties());
     }
 
     /**

@@ -32,7 +32,8 @@ public final class FactoryRelays {
 
     /**
      * The validated configuration of a relay in {@code env}: its database (as the relay role, password from the
-     * environment), table and broker, plus {@code flags} (CLI names without dashes, e.g. {@code on-poison}).
+     * environment), table and broker, plus {@code flags} (CLI names without dashes, e.g. {@code on-poison};
+     * {@code kafka.<property>} is a producer passthrough, as {@code --kafka.<property>=value}).
      */
     public static RelayConfig config(String mode, RelayEnvironment env, Map<String, String> flags) {
         SourceFactory factory = factory(mode);
@@ -44,7 +45,13 @@ public final class FactoryRelays {
         all.putAll(flags);
         ConfigSources.Builder sources = ConfigSources.builder()
                 .environment(Map.of("RELAY_DB_PASSWORD", env.relayPassword()));
-        all.forEach(sources::flag);
+        all.forEach((name, value) -> {
+            if (name.startsWith("kafka.")) {
+                sources.passthroughFlag("kafka", name.substring("kafka.".length()), value);
+            } else {
+                sources.flag(name, value);
+            }
+        });
         return ConfigSpec.of(DatabaseOptions.CONNECTION, KafkaOptions.SET, factory.options())
                 .resolve(sources.build());
     }

@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * The topic's failure class, the same for every source: on a broker that does not create topics on first use
  * (the usual production setting), events routed to a topic that does not exist wait with their keys, no attempt
  * counted, while every other key and topic flows; once the topic is created they go out by themselves, in
- * per-key order, without a restart. A source module subclasses this once, like {@link RelayContract}; the
- * broker is a dedicated one with {@code auto.create.topics.enable=false}.
+ * per-key order, without a restart. The same for a topic the relay is no longer authorized to write (a broker
+ * with SASL and the {@code StandardAuthorizer}): only that topic's keys wait, nothing is charged or
+ * dead-lettered, and they flow again once the ACL is back. A source module subclasses this once, like
+ * {@link RelayContract}; each test runs a dedicated broker with {@code auto.create.topics.enable=false}.
  */
 public abstract class TopicFailureContract {
 
@@ -59,8 +61,7 @@ public abstract class TopicFailureContract {
     }
 
     @BeforeEach
-    final void startBrokerWithoutAutoCreation() throws Exception {
-        kafka = TestKafka.start(Map.of("auto.create.topics.enable", "false"));
+    final void createDatabase() throws Exception {
         database = TestPostgres.shared().createDatabase("topicfail");
         migrate(database, RelayContract.TABLE);
         logs.start();
@@ -73,13 +74,16 @@ public abstract class TopicFailureContract {
         if (relay != null) {
             relay.close();
         }
-        kafka.close();
+        if (kafka != null) {
+            kafka.close();
+        }
         database.drop();
     }
 
     @Test
     final void eventsForAMissingTopicWaitWithTheirKeysWhileOtherTopicsFlowAndFollowOnceItIsCreated()
             throws Exception {
+        kafka = TestKafka.start(Map.of("auto.create.topics.enable", "false"));
         kafka.createTopic("tf.Present", 1);
         OutboxWriter writer = new OutboxWriter(database, RelayContract.TABLE);
         List<String> missing = new ArrayList<>(writer.insert(List.of(Row.of("Missing", "m", 1))));
@@ -105,6 +109,44 @@ public abstract class TopicFailureContract {
         kafka.createTopic("tf.Missing", 1);
         assertInOrder("tf.Missing", missing);
         await().atMost(WAIT).until(() -> writer.unsent() == 0);
+    }
+
+    @Test
+    final void aTopicWhoseAclIsRevokedHoldsOnlyItsKeysChargesNothingAndFlowsAgainOnceGranted() throws Exception {
+        kafka = TestKafka.startWithAuthorizer(Map.of("auto.create.topics.enable", "false"));
+        kafka.createTopic("acl.Open", 1);
+        kafka.createTopic("acl.Revoked", 1);
+        kafka.grantProducer(TestKafka.USER, "acl.Open");
+        kafka.grantProducer(TestKafka.USER, "acl.Revoked");
+        Map<String, String> flags = new java.util.HashMap<>(Map.of(RelayContract.TOPIC_TEMPLATE, "acl.${aggregateType}",
+                RelayContract.MAX_ATTEMPTS, "2"));
+        TestKafka.clientSecurity(TestKafka.USER, TestKafka.USER_PASSWORD).forEach((k, v) -> flags.put("kafka." + k, v));
+        relay = startRelay(new RelayEnvironment(database, RelayContract.TABLE, kafka), flags);
+        OutboxWriter writer = new OutboxWriter(database, RelayContract.TABLE);
+        List<String> open = new ArrayList<>(writer.insert(List.of(Row.of("Open", "o", 1))));
+        List<String> revoked = new ArrayList<>(writer.insert(List.of(Row.of("Revoked", "r", 1))));
+        assertInOrder("acl.Open", open);
+        assertInOrder("acl.Revoked", revoked);
+
+        kafka.revokeProducer(TestKafka.USER, "acl.Revoked");
+        long revokedAt = System.nanoTime();
+        revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", 2))));
+        open.addAll(writer.insert(List.of(Row.of("Open", "o", 2))));
+        revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", 3))));
+        open.addAll(writer.insert(List.of(Row.of("Open", "o", 3), Row.of("Open", "p", 1))));
+        assertInOrder("acl.Open", open);
+        // Held for a while (far longer than two attempts' backoff would take): nothing is charged or dead-lettered.
+        Thread.sleep(Math.max(0, Duration.ofSeconds(10).toMillis()
+                - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - revokedAt)));
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE aggregate_type = 'Revoked'"
+                + " AND sent_at IS NULL AND attempts = 0 AND dead_lettered_at IS NULL"))
+                .as("waiting for the ACL, no attempt counted").isEqualTo(2);
+
+        kafka.grantProducer(TestKafka.USER, "acl.Revoked");
+        assertInOrder("acl.Revoked", revoked);
+        await().atMost(WAIT).until(() -> writer.unsent() == 0);
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE attempts > 0 OR dead_lettered_at IS NOT NULL"))
+                .as("the revoked ACL was the topic's fault, not the rows'").isZero();
     }
 
     private void assertInOrder(String topic, List<String> expected) {
