@@ -125,7 +125,7 @@ final class DeadLettersCommand implements Cli.Command {
                 case LIST -> print(store.list(c, selection, config.get(OpsOptions.LIMIT)),
                         config.get(OpsOptions.JSON), out);
                 case RETRY -> report("retried", store.retry(c, selection), selection, out,
-                        "; the poll source publishes them at once, a CDC relay at its next start (rescan)");
+                        "; a running relay of either mode publishes them within seconds, in key order");
                 case DISCARD -> report("discarded", store.discard(c, selection,
                         config.find(OpsOptions.OPERATOR).orElse(System.getProperty("user.name", "unknown"))),
                         selection, out, "");

@@ -101,7 +101,8 @@ class OpsCommandsIT {
         deadLetter(C, "order", "o-3");
         CliRun r = cli("dead-letters", "retry", "--id", A, "--id", B);
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("retried 2 dead letter(s); the poll source publishes them at once")
+        assertThat(r.out()).startsWith("retried 2 dead letter(s); a running relay of either mode publishes them"
+                + " within seconds, in key order")
                 .contains("  " + A + "\n", "  " + B + "\n");
         assertThat(db.queryString("SELECT string_agg(concat_ws(',', attempts, dead_lettered_at IS NULL,"
                 + " last_error IS NOT NULL), ';' ORDER BY id) FROM outbox WHERE id IN ('" + A + "','" + B + "')"))
