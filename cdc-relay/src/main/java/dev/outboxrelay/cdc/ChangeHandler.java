@@ -3,6 +3,7 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.schema.OutboxSql;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.sql.Array;
@@ -60,7 +61,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         this.database = database;
         this.closing = closing;
         this.filterSql = "SELECT id FROM " + quotedTable + " WHERE id = ANY(?)"
-                + " AND (sent_at IS NOT NULL OR dead_lettered_at IS NOT NULL)";
+                + " AND " + OutboxSql.SETTLED;
         this.rescanned = rescanned;
         this.startLsn = startLsn;
     }

@@ -7,6 +7,7 @@ import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
 import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -60,10 +61,10 @@ final class ParkedKeyDrainer implements AutoCloseable {
         this.onPoison = onPoison;
         this.pageSize = pageSize;
         String t = table.quoted();
-        String live = "dead_lettered_at IS NOT NULL AND discarded_at IS NULL";
+        String live = OutboxSql.LIVE_DEAD_LETTER;
         // Bounded by the key's live dead letter (with block): the scan of the unsent rows' index stops there.
-        this.fetchSql = "SELECT " + Rescanner.COLUMNS + " FROM " + t + " WHERE aggregate_id = ? AND sent_at IS NULL"
-                + " AND dead_lettered_at IS NULL AND seq < ? ORDER BY seq LIMIT ?";
+        this.fetchSql = "SELECT " + Rescanner.COLUMNS + " FROM " + t + " WHERE aggregate_id = ? AND "
+                + OutboxSql.UNSENT + " AND seq < ? ORDER BY seq LIMIT ?";
         // Through the live dead letters' index, so a key waiting behind one costs one index probe per look.
         this.liveDeadLetterSql = "SELECT id, seq FROM " + t + " WHERE aggregate_id = ? AND " + live
                 + " ORDER BY seq LIMIT 1";

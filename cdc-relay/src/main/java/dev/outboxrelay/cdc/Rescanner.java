@@ -2,6 +2,7 @@ package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,8 +31,7 @@ final class Rescanner {
     /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
     static final int MAX_REMEMBERED = 1_000_000;
     /** What a read of unsent rows selects for {@link #item}, here and in {@link ParkedKeyDrainer}. */
-    static final String COLUMNS = "id, aggregate_type, aggregate_id, event_type, payload::text, headers::text,"
-            + " created_at";
+    static final String COLUMNS = OutboxSql.EVENT_COLUMNS;
 
     private final OutboxTable table;
     private final Database database;
@@ -60,7 +60,7 @@ final class Rescanner {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table.quoted()
-                    + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL ORDER BY seq")) {
+                    + " WHERE " + OutboxSql.UNSENT + " ORDER BY seq")) {
                 ps.setFetchSize(pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<Item> page = new ArrayList<>(pageSize);

@@ -4,6 +4,7 @@ import dev.outboxrelay.core.db.TableAccess;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.schema.AdvisoryLocks;
 import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -49,19 +50,18 @@ final class OutboxQueries {
         // 14, "<> ALL" compared every row with the whole list, 57 ms per fetch with 3,000 rows in flight instead of
         // 6.5. jsonb is read as text so the driver does no JSON work.
         String blockedByDeadLetter = onPoison == OnPoison.BLOCK
-                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL"
+                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE " + OutboxSql.liveDeadLetter("d")
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
                 : "";
-        this.fetchSql = "SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text,"
-                + " o.headers::text, o.created_at, o.attempts FROM " + t + " o"
-                + " WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL"
+        this.fetchSql = "SELECT o.seq, " + OutboxSql.eventColumns("o") + ", o.attempts FROM " + t + " o"
+                + " WHERE " + OutboxSql.unsent("o")
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
                 + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE"
                 + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
         // A live dead letter pins the floor, so one put back for the relay (retry) is below no floor.
         this.lowestPendingSql = "SELECT least((SELECT min(seq) FROM " + t
-                + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL AND seq >= ?), (SELECT min(seq) FROM " + t
-                + " WHERE dead_lettered_at IS NOT NULL AND discarded_at IS NULL))";
+                + " WHERE " + OutboxSql.UNSENT + " AND seq >= ?), (SELECT min(seq) FROM " + t
+                + " WHERE " + OutboxSql.LIVE_DEAD_LETTER + "))";
     }
 
     /**

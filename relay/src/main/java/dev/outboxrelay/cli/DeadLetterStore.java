@@ -1,6 +1,6 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.daemon.OutboxStats;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -82,7 +82,7 @@ final class DeadLetterStore {
     }
 
     private static String where() {
-        return OutboxStats.LIVE_DEAD_LETTER + " AND (?::uuid[] IS NULL OR id = ANY(?::uuid[]))"
+        return OutboxSql.LIVE_DEAD_LETTER + " AND (?::uuid[] IS NULL OR id = ANY(?::uuid[]))"
                 + " AND (?::text IS NULL OR aggregate_type = ?::text)"
                 + " AND (?::timestamptz IS NULL OR dead_lettered_at >= ?::timestamptz)";
     }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,18 +17,13 @@ import java.sql.SQLException;
  */
 public record OutboxStats(long backlog, double oldestUnsentAgeSeconds, long deadLetters) {
 
-    /** Live dead letters: discarded ones (schema version 4) are kept for audit but no longer count. */
-    public static final String LIVE_DEAD_LETTER = "dead_lettered_at IS NOT NULL AND discarded_at IS NULL";
-    /** Rows a source still has to publish. */
-    public static final String UNSENT = "sent_at IS NULL AND dead_lettered_at IS NULL";
-
     /** Samples {@code table}. */
     public static OutboxStats sample(Connection c, OutboxTable table) throws SQLException {
         String t = table.quoted();
-        String sql = "SELECT (SELECT count(*) FROM " + t + " WHERE " + UNSENT + "),"
-                + " (SELECT extract(epoch FROM now() - created_at)::float8 FROM " + t + " WHERE " + UNSENT
+        String sql = "SELECT (SELECT count(*) FROM " + t + " WHERE " + OutboxSql.UNSENT + "),"
+                + " (SELECT extract(epoch FROM now() - created_at)::float8 FROM " + t + " WHERE " + OutboxSql.UNSENT
                 + " ORDER BY seq LIMIT 1),"
-                + " (SELECT count(*) FROM " + t + " WHERE " + LIVE_DEAD_LETTER + ")";
+                + " (SELECT count(*) FROM " + t + " WHERE " + OutboxSql.LIVE_DEAD_LETTER + ")";
         try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
             rs.next();
             return new OutboxStats(rs.getLong(1), Math.max(0, rs.getDouble(2)), rs.getLong(3));

@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.acknowledge;
 
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Array;
 import java.sql.Connection;
@@ -30,7 +31,7 @@ final class JdbcAcknowledger implements Acknowledger {
                 + " dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN now() ELSE dead_lettered_at END"
                 + " WHERE id = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
         this.attemptsSql = "SELECT id, attempts FROM " + table.quoted()
-                + " WHERE id = ANY(?) AND sent_at IS NULL AND dead_lettered_at IS NULL";
+                + " WHERE id = ANY(?) AND " + OutboxSql.UNSENT;
     }
 
     @Override

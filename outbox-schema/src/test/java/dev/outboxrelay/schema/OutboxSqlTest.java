@@ -1,0 +1,26 @@
+package dev.outboxrelay.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The row states the relay queries by are the predicates of the partial indexes the migrations create. */
+class OutboxSqlTest {
+
+    private final String schema = OutboxSchema.plan(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION)
+            .migrations().stream().map(Migration::sql).collect(Collectors.joining("\n"));
+
+    @Test
+    void theUnsentAndLiveDeadLetterConditionsAreTheIndexPredicates() {
+        assertThat(schema).contains("(seq) WHERE " + OutboxSql.UNSENT + ";")
+                .contains("(aggregate_id) WHERE " + OutboxSql.LIVE_DEAD_LETTER + ";");
+    }
+
+    @Test
+    void aliasedConditionsNameEveryColumnThroughTheAlias() {
+        assertThat(OutboxSql.unsent("o")).isEqualTo("o.sent_at IS NULL AND o.dead_lettered_at IS NULL");
+        assertThat(OutboxSql.liveDeadLetter("d")).isEqualTo("d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL");
+        assertThat(OutboxSql.eventColumns("o")).startsWith("o.id, o.aggregate_type,").endsWith("o.created_at");
+    }
+}
