@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
 public abstract class TopicFailureContract {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** How long a topic's ACL stays revoked (the acceptance run: {@code -Dacl.revoked.seconds=30}). */
+    private static final int ACL_REVOKED_SECONDS = Integer.getInteger("acl.revoked.seconds", 10);
     /** Where the relay's topic lookups log (relay-core {@code TopicLimits}); the test kit does not see the class. */
     private static final String TOPIC_LIMITS_LOGGER = "dev.outboxrelay.core.delivery.TopicLimits";
 
@@ -135,12 +137,19 @@ public abstract class TopicFailureContract {
         revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", 3))));
         open.addAll(writer.insert(List.of(Row.of("Open", "o", 3), Row.of("Open", "p", 1))));
         assertInOrder("acl.Open", open);
-        // Held for a while (far longer than two attempts' backoff would take): nothing is charged or dead-lettered.
-        Thread.sleep(Math.max(0, Duration.ofSeconds(10).toMillis()
-                - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - revokedAt)));
+        // Held for a while (far longer than two attempts' backoff would take) while both topics keep getting events:
+        // the open topic's arrive meanwhile, nothing is charged or dead-lettered.
+        int n = 4;
+        while (System.nanoTime() - revokedAt < java.util.concurrent.TimeUnit.SECONDS.toNanos(ACL_REVOKED_SECONDS)) {
+            revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", n))));
+            open.addAll(writer.insert(List.of(Row.of("Open", "o", n))));
+            n++;
+            Thread.sleep(1000);
+        }
+        assertInOrder("acl.Open", open);
         assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE aggregate_type = 'Revoked'"
                 + " AND sent_at IS NULL AND attempts = 0 AND dead_lettered_at IS NULL"))
-                .as("waiting for the ACL, no attempt counted").isEqualTo(2);
+                .as("waiting for the ACL, no attempt counted").isEqualTo(revoked.size() - 1);
 
         kafka.grantProducer(TestKafka.USER, "acl.Revoked");
         assertInOrder("acl.Revoked", revoked);
