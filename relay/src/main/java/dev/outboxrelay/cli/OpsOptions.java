@@ -1,6 +1,5 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.OptionType;
@@ -71,7 +70,7 @@ public final class OpsOptions {
     static final Set<Option<?>> REPEATABLE = Set.of(IDS);
 
     /** {@code status}. */
-    public static final OptionSet STATUS = OptionSet.of("Status", MAX_AGE, JSON, InstanceOptions.RELAY_NAME);
+    public static final OptionSet STATUS = OptionSet.of("Status", MAX_AGE, JSON);
 
     /** Selecting dead letters. */
     public static final OptionSet SELECTION = OptionSet.of("Dead letters", IDS, AGGREGATE_TYPE, SINCE, ALL, LIMIT,
