@@ -4,6 +4,7 @@ import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.schema.OutboxSql;
+import dev.outboxrelay.schema.OutboxTable;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.sql.Array;
@@ -55,13 +56,12 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     /** For the duplicate filter only; used by the engine thread. */
     private Connection connection;
 
-    ChangeHandler(DeliveryPipeline pipeline, Database database, BooleanSupplier closing, String quotedTable,
+    ChangeHandler(DeliveryPipeline pipeline, Database database, BooleanSupplier closing, OutboxTable table,
                   Set<UUID> rescanned, long startLsn) {
         this.pipeline = pipeline;
         this.database = database;
         this.closing = closing;
-        this.filterSql = "SELECT id FROM " + quotedTable + " WHERE id = ANY(?)"
-                + " AND " + OutboxSql.SETTLED;
+        this.filterSql = OutboxSql.forTable(table).settledAmong();
         this.rescanned = rescanned;
         this.startLsn = startLsn;
     }

@@ -222,7 +222,7 @@ final class DebeziumCdcSource implements OutboxSource {
         JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<Long> up = new CompletableFuture<>();
-        ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table().quoted(),
+        ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table(),
                 rescanned, startLsn);
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(EngineProperties.build(settings, database))

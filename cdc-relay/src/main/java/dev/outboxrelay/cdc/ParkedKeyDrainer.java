@@ -60,15 +60,12 @@ final class ParkedKeyDrainer implements AutoCloseable {
         this.pipeline = pipeline;
         this.onPoison = onPoison;
         this.pageSize = pageSize;
-        String t = table.quoted();
-        String live = OutboxSql.LIVE_DEAD_LETTER;
+        OutboxSql sql = OutboxSql.forTable(table);
         // Bounded by the key's live dead letter (with block): the scan of the unsent rows' index stops there.
-        this.fetchSql = "SELECT " + Rescanner.COLUMNS + " FROM " + t + " WHERE aggregate_id = ? AND "
-                + OutboxSql.UNSENT + " AND seq < ? ORDER BY seq LIMIT ?";
+        this.fetchSql = sql.unsentOfKeyBefore();
         // Through the live dead letters' index, so a key waiting behind one costs one index probe per look.
-        this.liveDeadLetterSql = "SELECT id, seq FROM " + t + " WHERE aggregate_id = ? AND " + live
-                + " ORDER BY seq LIMIT 1";
-        this.deadLetteredKeysSql = "SELECT DISTINCT aggregate_id FROM " + t + " WHERE " + live;
+        this.liveDeadLetterSql = sql.firstLiveDeadLetterOfKey();
+        this.deadLetteredKeysSql = sql.keysWithLiveDeadLetters();
         this.thread = new Thread(this::run, "outbox-relay-cdc-parked");
         this.thread.setDaemon(true);
     }

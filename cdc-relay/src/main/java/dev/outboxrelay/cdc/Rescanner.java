@@ -59,8 +59,7 @@ final class Rescanner {
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table.quoted()
-                    + " WHERE " + OutboxSql.UNSENT + " ORDER BY seq")) {
+            try (PreparedStatement ps = c.prepareStatement(OutboxSql.forTable(table).unsentInOrder())) {
                 ps.setFetchSize(pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<Item> page = new ArrayList<>(pageSize);

@@ -23,4 +23,15 @@ class OutboxSqlTest {
         assertThat(OutboxSql.liveDeadLetter("d")).isEqualTo("d.dead_lettered_at IS NOT NULL AND d.discarded_at IS NULL");
         assertThat(OutboxSql.eventColumns("o")).startsWith("o.id, o.aggregate_type,").endsWith("o.created_at");
     }
+
+    @Test
+    void statementsAreRenderedForTheirTableAndTheFetchHonoursBlock() {
+        OutboxSql sql = OutboxSql.forTable(OutboxTable.parse("app.events"));
+        assertThat(sql.markSent()).isEqualTo("UPDATE \"app\".\"events\" SET sent_at = now() WHERE id = ANY(?)"
+                + " AND sent_at IS NULL");
+        assertThat(sql.fetchUnsent(true)).contains("WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL",
+                "NOT EXISTS (SELECT 1 FROM \"app\".\"events\" d WHERE d.dead_lettered_at IS NOT NULL");
+        assertThat(sql.fetchUnsent(false)).doesNotContain("NOT EXISTS").endsWith("ORDER BY o.seq LIMIT ?");
+        assertThat(sql.listDeadLetters()).contains(OutboxSql.deadLetterSelection());
+    }
 }

@@ -11,7 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,28 +39,9 @@ final class OutboxQueries {
 
     OutboxQueries(OutboxTable table, OnPoison onPoison) {
         this.table = table;
-        String t = table.quoted();
-        // Always the oldest unsent rows from the commit horizon's floor (CommitHorizon: no row below it is unsent
-        // or can still commit), never "after the last seq seen": a transaction that took a lower seq and commits
-        // late is picked up by the next fetch, before any later row of its keys. Rows of batches still in the
-        // pipeline are excluded by a filter on the ordered index scan (an anti-join against unnest() became a
-        // 300 ms nested loop on stale statistics), written "(= ANY) IS NOT TRUE" because PostgreSQL hashes a
-        // constant "= ANY" list from version 14 but "<> ALL" (which it also makes of NOT (= ANY)) only from 15: on
-        // 14, "<> ALL" compared every row with the whole list, 57 ms per fetch with 3,000 rows in flight instead of
-        // 6.5. jsonb is read as text so the driver does no JSON work.
-        String blockedByDeadLetter = onPoison == OnPoison.BLOCK
-                ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE " + OutboxSql.liveDeadLetter("d")
-                        + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
-                : "";
-        this.fetchSql = "SELECT o.seq, " + OutboxSql.eventColumns("o") + ", o.attempts FROM " + t + " o"
-                + " WHERE " + OutboxSql.unsent("o")
-                + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
-                + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE"
-                + blockedByDeadLetter + " ORDER BY o.seq LIMIT ?";
-        // A live dead letter pins the floor, so one put back for the relay (retry) is below no floor.
-        this.lowestPendingSql = "SELECT least((SELECT min(seq) FROM " + t
-                + " WHERE " + OutboxSql.UNSENT + " AND seq >= ?), (SELECT min(seq) FROM " + t
-                + " WHERE " + OutboxSql.LIVE_DEAD_LETTER + "))";
+        OutboxSql sql = OutboxSql.forTable(table);
+        this.fetchSql = sql.fetchUnsent(onPoison == OnPoison.BLOCK);
+        this.lowestPendingSql = sql.lowestPending();
     }
 
     /**

@@ -28,16 +28,14 @@ final class DeadLetterStore {
                       OffsetDateTime createdAt, OffsetDateTime deadLetteredAt, String lastError) {
     }
 
-    private final String table;
+    private final OutboxSql sql;
 
     DeadLetterStore(OutboxTable table) {
-        this.table = table.quoted();
+        this.sql = OutboxSql.forTable(table);
     }
 
     List<DeadLetter> list(Connection c, Selection s, int limit) throws SQLException {
-        String sql = "SELECT id, aggregate_type, aggregate_id, event_type, attempts, created_at, dead_lettered_at,"
-                + " last_error FROM " + table + " WHERE " + where() + " ORDER BY dead_lettered_at, seq LIMIT ?";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(sql.listDeadLetters())) {
             int i = bind(c, ps, s);
             ps.setInt(i, limit);
             List<DeadLetter> rows = new ArrayList<>();
@@ -63,8 +61,7 @@ final class DeadLetterStore {
     }
 
     private List<UUID> update(Connection c, String set, Selection s, String firstParam) throws SQLException {
-        String sql = "UPDATE " + table + " SET " + set + " WHERE " + where() + " RETURNING id";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(sql.updateDeadLetters(set))) {
             int offset = 0;
             if (firstParam != null) {
                 ps.setString(1, firstParam);
@@ -79,12 +76,6 @@ final class DeadLetterStore {
             }
             return ids;
         }
-    }
-
-    private static String where() {
-        return OutboxSql.LIVE_DEAD_LETTER + " AND (?::uuid[] IS NULL OR id = ANY(?::uuid[]))"
-                + " AND (?::text IS NULL OR aggregate_type = ?::text)"
-                + " AND (?::timestamptz IS NULL OR dead_lettered_at >= ?::timestamptz)";
     }
 
     private static int bind(Connection c, PreparedStatement ps, Selection s) throws SQLException {

@@ -19,11 +19,7 @@ public record OutboxStats(long backlog, double oldestUnsentAgeSeconds, long dead
 
     /** Samples {@code table}. */
     public static OutboxStats sample(Connection c, OutboxTable table) throws SQLException {
-        String t = table.quoted();
-        String sql = "SELECT (SELECT count(*) FROM " + t + " WHERE " + OutboxSql.UNSENT + "),"
-                + " (SELECT extract(epoch FROM now() - created_at)::float8 FROM " + t + " WHERE " + OutboxSql.UNSENT
-                + " ORDER BY seq LIMIT 1),"
-                + " (SELECT count(*) FROM " + t + " WHERE " + OutboxSql.LIVE_DEAD_LETTER + ")";
+        String sql = OutboxSql.forTable(table).stats();
         try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
             rs.next();
             return new OutboxStats(rs.getLong(1), Math.max(0, rs.getDouble(2)), rs.getLong(3));

@@ -3,6 +3,7 @@ package dev.outboxrelay.verify;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -73,9 +74,7 @@ final class OutboxRows {
         OutboxRows result = new OutboxRows(since);
         Map<String, String> topicByType = new HashMap<>();
         c.setAutoCommit(false); // a cursor, so a large outbox is streamed rather than loaded at once
-        try (PreparedStatement ps = c.prepareStatement("SELECT id, aggregate_type, aggregate_id, event_type, seq,"
-                + " created_at, sent_at, dead_lettered_at, last_error FROM " + table.quoted()
-                + " WHERE created_at >= ? ORDER BY seq")) {
+        try (PreparedStatement ps = c.prepareStatement(OutboxSql.forTable(table).auditSince())) {
             ps.setFetchSize(10_000);
             ps.setTimestamp(1, Timestamp.from(since));
             try (ResultSet rs = ps.executeQuery()) {

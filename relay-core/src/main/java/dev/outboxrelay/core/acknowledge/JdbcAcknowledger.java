@@ -24,14 +24,10 @@ final class JdbcAcknowledger implements Acknowledger {
     private final String attemptsSql;
 
     JdbcAcknowledger(OutboxTable table, OnPublish onPublish) {
-        this.acknowledgeSql = onPublish == OnPublish.DELETE
-                ? "DELETE FROM " + table.quoted() + " WHERE id = ANY(?)"
-                : "UPDATE " + table.quoted() + " SET sent_at = now() WHERE id = ANY(?) AND sent_at IS NULL";
-        this.failureSql = "UPDATE " + table.quoted() + " SET attempts = attempts + 1, last_error = ?,"
-                + " dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN now() ELSE dead_lettered_at END"
-                + " WHERE id = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
-        this.attemptsSql = "SELECT id, attempts FROM " + table.quoted()
-                + " WHERE id = ANY(?) AND " + OutboxSql.UNSENT;
+        OutboxSql sql = OutboxSql.forTable(table);
+        this.acknowledgeSql = onPublish == OnPublish.DELETE ? sql.delete() : sql.markSent();
+        this.failureSql = sql.recordFailure();
+        this.attemptsSql = sql.attempts();
     }
 
     @Override

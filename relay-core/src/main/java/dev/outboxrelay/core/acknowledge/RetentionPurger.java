@@ -1,6 +1,7 @@
 package dev.outboxrelay.core.acknowledge;
 
 import dev.outboxrelay.core.db.TableAccess;
+import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -62,10 +63,7 @@ public final class RetentionPurger implements AutoCloseable {
         this.sessionName = sessionName;
         this.sessions = sessions;
         this.shouldRun = shouldRun;
-        String t = table.quoted();
-        this.purgeSql = "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
-                + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"
-                + " ORDER BY sent_at LIMIT ?)";
+        this.purgeSql = OutboxSql.forTable(table).purgeSent();
     }
 
     /** Runs the first purge after one interval, then one interval after each. */
