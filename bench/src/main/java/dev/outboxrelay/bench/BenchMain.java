@@ -58,6 +58,12 @@ public final class BenchMain implements Callable<Integer> {
             description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
     private String relayJvmOpts;
 
+    @Option(names = "--steady-rate", paramLabel = "ROWS_PER_S",
+            description = "Offer this many rows/s in the steady state instead of 50 % of the measured I: A/B runs"
+                    + " of two jars then see the same load (near a mode's ceiling, latency follows small load"
+                    + " differences).")
+    private double steadyRate;
+
     @Option(names = "--results-dir", paramLabel = "DIR",
             description = "Where the result file goes (default: bench/results of this checkout).")
     private Path resultsDir;
@@ -97,7 +103,15 @@ public final class BenchMain implements Callable<Integer> {
         }
         String command = commandLine();
         List<String> jvm = relayJvmOpts.isBlank() ? List.of() : Arrays.asList(relayJvmOpts.trim().split("\\s+"));
-        Bench.Options options = new Bench.Options(quick ? BenchConfig.quick() : BenchConfig.full(),
+        if (steadyRate < 0) {
+            System.err.println("error: --steady-rate must be a positive number of rows/s, was " + steadyRate);
+            return 2;
+        }
+        BenchConfig config = quick ? BenchConfig.quick() : BenchConfig.full();
+        if (steadyRate > 0) {
+            config = config.withSteadyRate(steadyRate);
+        }
+        Bench.Options options = new Bench.Options(config,
                 jar.toAbsolutePath().normalize(), jvm, selected, command);
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);

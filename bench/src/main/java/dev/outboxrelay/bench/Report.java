@@ -93,9 +93,11 @@ final class Report {
             return;
         }
         out.add("");
-        out.add("## Relay steady state at 50 % of I");
+        boolean fixed = c.steadyRate() > 0;
+        out.add(fixed ? "## Relay steady state at a fixed rate (--steady-rate)" : "## Relay steady state at 50 % of I");
         out.add("");
-        out.add("Writers offer " + fmt(r.steadyBaseRate() / 2) + " rows/s for " + c.steady().toSeconds() + " s. Latency is"
+        out.add("Writers offer " + fmt(fixed ? c.steadyRate() : r.steadyBaseRate() / 2) + " rows/s for "
+                + c.steady().toSeconds() + " s. Latency is"
                 + " from the writer's commit returning to the consumer receiving the event (same JVM clock).");
         out.add("");
         out.add("| mode | offered rows/s | events | p50 ms | p99 ms | p99.9 ms | max ms | max backlog | caught up |");

@@ -92,7 +92,8 @@ final class ScenarioRunner {
                 LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 if (relayPhases) {
-                    steady = steady(rx, load, insertRate / 2, name, db, contender.pid());
+                    double rate = config.steadyRate() > 0 ? config.steadyRate() : insertRate / 2;
+                    steady = steady(rx, load, rate, name, db, contender.pid());
                     saturation = saturation(rx, load, name, config.saturation(), config.writers());
                     stress = saturation(rx, load, name, config.stress(), config.fillThreads());
                 }
