@@ -20,13 +20,6 @@ import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.acl.AclPermissionType;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -63,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Authorization.</b> {@link #startWithAuthorizer(Map)} starts a dedicated broker that authenticates every
  * client with SASL/PLAIN and authorizes it with KRaft's {@code StandardAuthorizer} (no ACL, no access): the admin
  * client and topic readers of this class log in as the super user, a relay as {@link #USER} with the ACLs
- * {@link #grantProducer} gives it.
+ * {@link KafkaAcls} gives it.
  *
  * <p><b>Lifecycle.</b> {@link #shared()} is started once per JVM and stopped by a shutdown hook, which also
  * deletes its temporary directory; dedicated instances from {@link #start()} should be closed (the hook is a
@@ -146,65 +139,9 @@ public final class TestKafka implements AutoCloseable {
         return superUser;
     }
 
-    /**
-     * Lets {@code user} produce to {@code topic} as the relay does: WRITE and DESCRIBE, and DESCRIBE_CONFIGS for
-     * reading the topic's size limit.
-     */
-    public void grantProducer(String user, String topic) {
-        try {
-            admin().createAcls(producerAcls(user, topic)).all().get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while granting " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("Could not grant " + user + " access to " + topic, e);
-        }
-    }
-
-    /** Takes back what {@link #grantProducer} gave. */
-    public void revokeProducer(String user, String topic) {
-        try {
-            admin().deleteAcls(producerAcls(user, topic).stream().map(AclBinding::toFilter).toList()).all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while revoking " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("Could not revoke " + user + "'s access to " + topic, e);
-        }
-    }
-
-    private static List<AclBinding> producerAcls(String user, String topic) {
-        ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
-        return List.of(AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS).stream()
-                .map(op -> new AclBinding(pattern, new AccessControlEntry("User:" + user, "*", op,
-                        AclPermissionType.ALLOW))).toList();
-    }
-
     private static TestKafka boot(Map<String, String> overrides, boolean isShared, boolean sasl) {
         long started = System.nanoTime();
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("auto.create.topics.enable", "true");
-        config.put("num.partitions", "1");
-        config.put("default.replication.factor", "1");
-        config.put("min.insync.replicas", "1");
-        // Internal topics default to replication factor 3, which one broker can never satisfy.
-        config.put("offsets.topic.replication.factor", "1");
-        config.put("offsets.topic.num.partitions", "1");
-        config.put("transaction.state.log.replication.factor", "1");
-        config.put("transaction.state.log.min.isr", "1");
-        config.put("transaction.state.log.num.partitions", "1");
-        config.put("share.coordinator.state.topic.replication.factor", "1");
-        config.put("share.coordinator.state.topic.min.isr", "1");
-        // No point waiting for more group members that will never come.
-        config.put("group.initial.rebalance.delay.ms", "0");
-        // restart() is refused (DUPLICATE_BROKER_REGISTRATION) until the old incarnation's session expires,
-        // 9 s by default. Shorter, but still 8 heartbeats long so that a loaded CI machine does not fence it.
-        config.put("broker.heartbeat.interval.ms", "500");
-        config.put("broker.session.timeout.ms", "4000");
-        // Behave like a production broker: the test kit enables unstable versions by default.
-        config.put("unstable.api.versions.enable", "false");
-        config.put("unstable.feature.versions.enable", "false");
+        Map<String, String> config = BrokerDefaults.singleNode();
         config.putAll(overrides);
 
         neverEndTheJvm();

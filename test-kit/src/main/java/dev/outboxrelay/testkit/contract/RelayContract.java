@@ -3,7 +3,6 @@ package dev.outboxrelay.testkit.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -18,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,6 +56,7 @@ public abstract class RelayContract {
     private OutboxWriter writer;
     private TopicReader reader;
     private String prefix;
+    private ContractChecks checks;
 
     /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
     protected abstract void migrate(TestDatabase database, String table) throws Exception;
@@ -113,6 +111,7 @@ public abstract class RelayContract {
         writer = new OutboxWriter(database, TABLE);
         reader = TopicReader.of(env.kafka());
         prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8);
+        checks = new ContractChecks(database, writer, reader, WAIT);
     }
 
     @AfterEach
@@ -148,14 +147,14 @@ public abstract class RelayContract {
 
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}.${eventType}"));
 
-        ReadRecord c = only(prefix + ".Order.Created", created.id());
+        ReadRecord c = checks.only(prefix + ".Order.Created", created.id());
         assertThat(c.key()).isEqualTo("order-1");
         assertThat(c.value()).isEqualTo(renderedPayload);
         assertThat(c.headers()).containsEntry("id", created.id().toString()).containsEntry("type", "Created")
                 .containsEntry("aggregate_type", "Order")
                 .containsEntry("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
                 .containsEntry("tenant", "acme");
-        ReadRecord d = only(prefix + ".Order.Deleted", deleted.id());
+        ReadRecord d = checks.only(prefix + ".Order.Deleted", deleted.id());
         assertThat(d.key()).isEqualTo("order-1");
         assertThat(d.isTombstone()).as("NULL payload is published as a tombstone").isTrue();
         assertThat(d.headers()).containsEntry("type", "Deleted").containsEntry("aggregate_type", "Order");
@@ -167,7 +166,7 @@ public abstract class RelayContract {
         Row row = Row.of(type, "k", 1);
         writer.insert(List.of(row));
         relay(Map.of());
-        assertThat(only("outbox.event." + type, row.id()).key()).isEqualTo("k");
+        assertThat(checks.only("outbox.event." + type, row.id()).key()).isEqualTo("k");
     }
 
     @Test
@@ -176,8 +175,8 @@ public abstract class RelayContract {
         env.kafka().createTopic(topic, 3);
         relay(template());
         List<String> expected = Workload.write(writer, "Stream", 10, 1000, 4, 0);
-        assertDelivered(topic, expected);
-        awaitNothingUnsent();
+        checks.assertDelivered(topic, expected);
+        checks.awaitNothingUnsent();
     }
 
     @Test
@@ -189,13 +188,13 @@ public abstract class RelayContract {
             List<String> lateIds = writer.insert(late, List.of(Row.of("Late", "late-key", 1)));
             List<String> early = writer.insert(List.of(Row.of("Late", "a", 1), Row.of("Late", "b", 1),
                     Row.of("Late", "c", 1)));
-            assertDelivered(prefix + ".Late", early);
+            checks.assertDelivered(prefix + ".Late", early);
             late.commit();
             List<String> all = new ArrayList<>(early);
             all.addAll(lateIds);
-            assertDelivered(prefix + ".Late", all);
+            checks.assertDelivered(prefix + ".Late", all);
         }
-        awaitNothingUnsent();
+        checks.awaitNothingUnsent();
     }
 
     @Test
@@ -207,8 +206,8 @@ public abstract class RelayContract {
         env.kafka().stop();
         Thread.sleep(3000); // writers keep committing while the broker is gone
         env.kafka().restart();
-        assertDelivered(topic, load.join());
-        awaitNothingUnsent();
+        checks.assertDelivered(topic, load.join());
+        checks.awaitNothingUnsent();
         assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE attempts > 0 OR dead_lettered_at IS NOT NULL"))
                 .as("a broker outage is nobody's row's fault").isZero();
     }
@@ -221,8 +220,8 @@ public abstract class RelayContract {
         Workload load = Workload.start(writer, "Pair", 10, 300, 2, 1);
         reader.read(topic, 1000, WAIT);
         first.close(); // whichever was active, the other one carries on
-        assertDelivered(topic, load.join());
-        awaitNothingUnsent();
+        checks.assertDelivered(topic, load.join());
+        checks.awaitNothingUnsent();
     }
 
     @Test
@@ -234,8 +233,8 @@ public abstract class RelayContract {
         List<String> others = writer.insert(List.of(Row.of("Poison", "q", 1), Row.of("Poison", "r", 1)));
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "2"));
 
-        awaitDeadLettered(poison.id(), "must be a JSON object", 2);
-        assertLaterEventsOfKeyWait(prefix + ".Poison", "Poison", before, after, others);
+        checks.awaitDeadLettered(poison.id(), "must be a JSON object", 2);
+        checks.assertLaterEventsOfKeyWait(prefix + ".Poison", "Poison", before, after, others);
     }
 
     @Test
@@ -245,10 +244,10 @@ public abstract class RelayContract {
         Row after = Row.of("Retry", "p", 3);
         writer.insert(List.of(before, poison, after));
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1"));
-        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        checks.awaitDeadLettered(poison.id(), "must be a JSON object", 1);
         List<String> waiting = writer.insert(List.of(Row.of("Retry", "p", 4)));
         List<String> others = writer.insert(List.of(Row.of("Retry", "q", 1)));
-        assertDelivered(prefix + ".Retry", List.of(before.id().toString(), others.get(0)));
+        checks.assertDelivered(prefix + ".Retry", List.of(before.id().toString(), others.get(0)));
 
         // What `dead-letters retry` does, after the application fixed the row.
         database.execute("UPDATE outbox SET headers = '{}', dead_lettered_at = NULL, attempts = 0 WHERE id = '"
@@ -257,8 +256,8 @@ public abstract class RelayContract {
                 after.id().toString()));
         expected.addAll(waiting);
         expected.addAll(others);
-        assertDelivered(prefix + ".Retry", expected);
-        awaitNothingUnsent();
+        checks.assertDelivered(prefix + ".Retry", expected);
+        checks.awaitNothingUnsent();
     }
 
     @Test
@@ -267,8 +266,8 @@ public abstract class RelayContract {
         Row after = Row.of("Skip", "p", 2);
         writer.insert(List.of(poison, after));
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1", ON_POISON, "skip"));
-        assertDelivered(prefix + ".Skip", List.of(after.id().toString()));
-        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        checks.assertDelivered(prefix + ".Skip", List.of(after.id().toString()));
+        checks.awaitDeadLettered(poison.id(), "must be a JSON object", 1);
     }
 
     @Test
@@ -276,14 +275,14 @@ public abstract class RelayContract {
         String topic = prefix + ".Big";
         env.kafka().createTopic(topic, 1, Map.of("max.message.bytes", "2048"));
         Row before = Row.of("Big", "big", 1);
-        Row huge = new Row(UUID.randomUUID(), "Big", "big", "Happened", "{\"blob\": \"" + incompressible(16_000) + "\"}", null);
+        Row huge = new Row(UUID.randomUUID(), "Big", "big", "Happened", "{\"blob\": \"" + ContractChecks.incompressible(16_000) + "\"}", null);
         Row after = Row.of("Big", "big", 3);
         writer.insert(List.of(before, huge, after));
         List<String> others = writer.insert(List.of(Row.of("Big", "small-1", 1), Row.of("Big", "small-2", 1)));
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "2"));
 
-        awaitDeadLettered(huge.id(), "RecordTooLarge", 2);
-        assertLaterEventsOfKeyWait(topic, "Big", before, after, others);
+        checks.awaitDeadLettered(huge.id(), "RecordTooLarge", 2);
+        checks.assertLaterEventsOfKeyWait(topic, "Big", before, after, others);
     }
 
     @Test
@@ -291,15 +290,15 @@ public abstract class RelayContract {
         relay(template());
         String topic = prefix + ".Mark";
         Workload load = Workload.start(writer, "Mark", 10, 200, 2, 2);
-        int checks = 0;
-        while (!load.isDone() || checks < 3) {
-            List<String> marked = queryStrings("SELECT id::text FROM outbox WHERE sent_at IS NOT NULL");
-            Set<String> onTopic = ids(reader.readAll(topic));
+        int rounds = 0;
+        while (!load.isDone() || rounds < 3) {
+            List<String> marked = checks.queryStrings("SELECT id::text FROM outbox WHERE sent_at IS NOT NULL");
+            Set<String> onTopic = ContractChecks.ids(reader.readAll(topic));
             assertThat(onTopic).as("every row marked sent is already on the topic").containsAll(marked);
-            checks++;
+            rounds++;
         }
-        assertDelivered(topic, load.join());
-        awaitNothingUnsent();
+        checks.assertDelivered(topic, load.join());
+        checks.awaitNothingUnsent();
     }
 
     @Test
@@ -307,15 +306,15 @@ public abstract class RelayContract {
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", ON_PUBLISH, "delete"));
         String topic = prefix + ".Delete";
         Workload load = Workload.start(writer, "Delete", 10, 200, 2, 2);
-        int checks = 0;
-        while (!load.isDone() || checks < 3) {
+        int rounds = 0;
+        while (!load.isDone() || rounds < 3) {
             Set<String> gone = new HashSet<>(load.committedSoFar());
-            gone.removeAll(queryStrings("SELECT id::text FROM outbox"));
-            Set<String> onTopic = ids(reader.readAll(topic));
+            gone.removeAll(checks.queryStrings("SELECT id::text FROM outbox"));
+            Set<String> onTopic = ContractChecks.ids(reader.readAll(topic));
             assertThat(onTopic).as("every deleted row is already on the topic").containsAll(gone);
-            checks++;
+            rounds++;
         }
-        assertDelivered(topic, load.join());
+        checks.assertDelivered(topic, load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
     }
 
@@ -332,7 +331,7 @@ public abstract class RelayContract {
             assertThat(r.headers().get("type")).isEqualTo("Happened");
             assertThat(r.headers().get("dead_letter_reason")).contains("must be a JSON object");
         });
-        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        checks.awaitDeadLettered(poison.id(), "must be a JSON object", 1);
     }
 
     @Test
@@ -342,8 +341,8 @@ public abstract class RelayContract {
         relay(Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}", MAX_ATTEMPTS, "1", RETENTION, "1s",
                 PURGE_INTERVAL, "1s"));
         List<String> ids = writer.insert(List.of(Row.of("Purge", "a", 1), Row.of("Purge", "b", 1)));
-        assertDelivered(prefix + ".Purge", ids);
-        awaitDeadLettered(poison.id(), "must be a JSON object", 1);
+        checks.assertDelivered(prefix + ".Purge", ids);
+        checks.awaitDeadLettered(poison.id(), "must be a JSON object", 1);
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL")
                 == 0);
         assertThat(database.queryLong("SELECT count(*) FROM outbox")).as("the dead letter is kept").isEqualTo(1);
@@ -359,72 +358,5 @@ public abstract class RelayContract {
 
     private Map<String, String> template() {
         return Map.of(TOPIC_TEMPLATE, prefix + ".${aggregateType}");
-    }
-
-    private ReadRecord only(String topic, UUID id) {
-        List<ReadRecord> records = reader.readUntilIds(topic, Set.of(id.toString()), WAIT);
-        List<ReadRecord> matching = records.stream().filter(r -> id.toString().equals(r.id())).toList();
-        assertThat(matching).as("records with id %s on %s", id, topic).isNotEmpty();
-        return matching.get(0);
-    }
-
-    private void assertDelivered(String topic, List<String> expectedInPerKeyOrder) {
-        List<ReadRecord> records = reader.readUntilIds(topic, new HashSet<>(expectedInPerKeyOrder), WAIT);
-        DeliveryReport report = DeliveryReport.of(records, expectedInPerKeyOrder);
-        assertThat(report.nothingLost()).as("nothing lost: %s", report).isTrue();
-        assertThat(report.inPerKeyOrder()).as("per-key order: %s", report).isTrue();
-    }
-
-    private void awaitNothingUnsent() {
-        await().atMost(WAIT).until(() -> writer.unsent() == 0);
-    }
-
-    private void awaitDeadLettered(UUID id, String reasonPart, int attempts) {
-        await().atMost(WAIT).until(() -> database.queryLong(
-                "SELECT count(*) FROM outbox WHERE dead_lettered_at IS NOT NULL AND id = '" + id + "'") == 1);
-        assertThat(database.queryString("SELECT last_error FROM outbox WHERE id = '" + id + "'")).contains(reasonPart);
-        assertThat(database.queryLong("SELECT attempts FROM outbox WHERE id = '" + id + "'")).isEqualTo(attempts);
-        assertThat(database.queryString("SELECT sent_at::text FROM outbox WHERE id = '" + id + "'")).isNull();
-    }
-
-    /**
-     * Other keys flow, the poisoned key's earlier event is out, its later event waits unsent ({@code --on-poison
-     * block}, the default in every mode).
-     */
-    private void assertLaterEventsOfKeyWait(String topic, String type, Row before, Row after, List<String> others) {
-        List<String> expected = new ArrayList<>(others);
-        expected.add(before.id().toString());
-        // Written after the dead letter: once these are out, the relay has had every chance to send `after`.
-        expected.addAll(writer.insert(List.of(Row.of(type, "late-1", 1), Row.of(type, "late-2", 1))));
-        assertDelivered(topic, expected);
-        assertThat(ids(reader.readAll(topic))).as("later event of the dead-lettered key waits")
-                .doesNotContain(after.id().toString());
-        assertThat(database.queryString("SELECT coalesce(sent_at::text, 'unsent') FROM outbox WHERE id = '"
-                + after.id() + "'")).isEqualTo("unsent");
-    }
-
-    private static Set<String> ids(List<ReadRecord> records) {
-        return records.stream().map(ReadRecord::id).filter(java.util.Objects::nonNull).collect(Collectors.toSet());
-    }
-
-    /** Random hex: lz4 cannot shrink it below the topic limit. */
-    private static String incompressible(int length) {
-        StringBuilder s = new StringBuilder(length);
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (s.length() < length) {
-            s.append(Long.toHexString(random.nextLong()));
-        }
-        return s.substring(0, length);
-    }
-
-    private List<String> queryStrings(String sql) throws java.sql.SQLException {
-        List<String> values = new ArrayList<>();
-        try (Connection c = database.connect(); java.sql.Statement st = c.createStatement();
-             java.sql.ResultSet rs = st.executeQuery(sql)) {
-            while (rs.next()) {
-                values.add(rs.getString(1));
-            }
-        }
-        return values;
     }
 }

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.KafkaAcls;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -116,10 +117,11 @@ public abstract class TopicFailureContract {
     @Test
     final void aTopicWhoseAclIsRevokedHoldsOnlyItsKeysChargesNothingAndFlowsAgainOnceGranted() throws Exception {
         kafka = TestKafka.startWithAuthorizer(Map.of("auto.create.topics.enable", "false"));
+        KafkaAcls acls = KafkaAcls.of(kafka);
         kafka.createTopic("acl.Open", 1);
         kafka.createTopic("acl.Revoked", 1);
-        kafka.grantProducer(TestKafka.USER, "acl.Open");
-        kafka.grantProducer(TestKafka.USER, "acl.Revoked");
+        acls.grantProducer(TestKafka.USER, "acl.Open");
+        acls.grantProducer(TestKafka.USER, "acl.Revoked");
         Map<String, String> flags = new java.util.HashMap<>(Map.of(RelayContract.TOPIC_TEMPLATE, "acl.${aggregateType}",
                 RelayContract.MAX_ATTEMPTS, "2"));
         TestKafka.clientSecurity(TestKafka.USER, TestKafka.USER_PASSWORD).forEach((k, v) -> flags.put("kafka." + k, v));
@@ -130,7 +132,7 @@ public abstract class TopicFailureContract {
         assertInOrder("acl.Open", open);
         assertInOrder("acl.Revoked", revoked);
 
-        kafka.revokeProducer(TestKafka.USER, "acl.Revoked");
+        acls.revokeProducer(TestKafka.USER, "acl.Revoked");
         long revokedAt = System.nanoTime();
         revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", 2))));
         open.addAll(writer.insert(List.of(Row.of("Open", "o", 2))));
@@ -151,7 +153,7 @@ public abstract class TopicFailureContract {
                 + " AND sent_at IS NULL AND attempts = 0 AND dead_lettered_at IS NULL"))
                 .as("waiting for the ACL, no attempt counted").isEqualTo(revoked.size() - 1);
 
-        kafka.grantProducer(TestKafka.USER, "acl.Revoked");
+        acls.grantProducer(TestKafka.USER, "acl.Revoked");
         assertInOrder("acl.Revoked", revoked);
         await().atMost(WAIT).until(() -> writer.unsent() == 0);
         assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE attempts > 0 OR dead_lettered_at IS NOT NULL"))
