@@ -30,8 +30,6 @@ final class Rescanner {
     private static final Logger LOG = LoggerFactory.getLogger(Rescanner.class);
     /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
     static final int MAX_REMEMBERED = 1_000_000;
-    /** What a read of unsent rows selects for {@link #item}, here and in {@link ParkedKeyDrainer}. */
-    static final String COLUMNS = OutboxSql.EVENT_COLUMNS;
 
     private final OutboxTable table;
     private final Database database;
@@ -105,7 +103,7 @@ final class Rescanner {
         return n;
     }
 
-    /** The row at {@code rs}, selected as {@link #COLUMNS}: its event, or why it is malformed. */
+    /** The row at {@code rs}, selected as {@link OutboxSql#EVENT_COLUMNS}: its event, or why it is malformed. */
     static Item item(ResultSet rs) throws SQLException {
         return Item.fromColumns(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
                 rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant());

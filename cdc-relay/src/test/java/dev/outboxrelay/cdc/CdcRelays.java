@@ -16,6 +16,7 @@ import dev.outboxrelay.poll.PollingSource;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.contract.ContractSource;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
@@ -64,10 +65,9 @@ final class CdcRelays {
         return b;
     }
 
-    /** Flags of {@code run --mode cdc} for the contract suites: a slot per database, a fast heartbeat. */
-    static Map<String, String> testFlags(TestDatabase database) {
-        return Map.of("slot-name", slotName(database), "heartbeat-interval", "1s");
-    }
+    /** The CDC source for the contract suites: a slot per database, a fast heartbeat. */
+    static final ContractSource CONTRACT = new ContractSource("cdc", CdcRelays::migrate,
+            database -> Map.of("slot-name", slotName(database), "heartbeat-interval", "1s"));
 
     static String slotName(TestDatabase database) {
         return ("s_" + database.name()).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");

@@ -11,6 +11,7 @@ import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.contract.ContractSource;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
@@ -23,8 +24,9 @@ final class PollingRelays {
     private PollingRelays() {
     }
 
-    /** Faster timers for the contract suites, as flags of {@code run --mode poll}. */
-    static final Map<String, String> TEST_FLAGS = Map.of("poll-interval", "200ms", "standby-interval", "200ms");
+    /** The poll source for the contract suites: faster timers, as flags of {@code run --mode poll}. */
+    static final ContractSource CONTRACT = new ContractSource("poll", PollingRelays::migrate,
+            database -> Map.of("poll-interval", "200ms", "standby-interval", "200ms"));
 
     static void migrate(TestDatabase database, String table) throws Exception {
         try (Connection c = database.connect()) {

@@ -3,6 +3,7 @@ package dev.outboxrelay.daemon;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory.Coordination;
+import dev.outboxrelay.schema.AdvisoryLocks;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -48,7 +49,7 @@ final class DefaultRelayDaemon implements RelayDaemon {
             boolean daemonLocks = settings.coordination() == Coordination.DAEMON;
             runner = daemonLocks
                     ? SourceRunner.leaderElected(new LeaderLock(settings.database(), settings.table(),
-                            LeaderLock.instanceName(settings.relayName(), settings.mode()), settings.standbyInterval()),
+                            AdvisoryLocks.instanceName(settings.relayName(), settings.mode()), settings.standbyInterval()),
                             () -> sources.apply(m), settings.standbyInterval(), this::fail)
                     : SourceRunner.direct(() -> sources.apply(m));
             runner.start();

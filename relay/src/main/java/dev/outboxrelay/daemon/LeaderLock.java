@@ -32,11 +32,6 @@ final class LeaderLock implements AutoCloseable {
                 ? Duration.ofSeconds(5) : checkInterval.multipliedBy(2);
     }
 
-    /** {@code relay-name@host:pid/mode}, what {@code pg_stat_activity.application_name} shows (max 63 bytes). */
-    static String instanceName(String relayName, String mode) {
-        return AdvisoryLocks.instanceName(relayName, mode);
-    }
-
     String instance() {
         return applicationName;
     }

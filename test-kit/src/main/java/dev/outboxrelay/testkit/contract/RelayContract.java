@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every source (poll, CDC) must show, asserted on what a consumer reads from Kafka. A source
- * module subclasses this once and only says how to create the schema and which {@code --mode} it serves; every
+ * module subclasses this once and only names its {@link ContractSource} (mode, schema, test flags); every
  * relay is started through that mode's {@code SourceFactory} from a real, validated configuration
  * ({@link FactoryRelays}), as {@code run} starts it. The tests are final. Rows are written with plain SQL on the
  * contract columns, exactly like an application would.
@@ -58,26 +58,8 @@ public abstract class RelayContract {
     private String prefix;
     private ContractChecks checks;
 
-    /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
-    protected abstract void migrate(TestDatabase database, String table) throws Exception;
-
-    /** The {@code --mode} of the source under test. */
-    protected abstract String mode();
-
-    /**
-     * Flags the module adds for tests (faster timers, a slot per database), CLI names without dashes; the
-     * contract's own options win over them.
-     */
-    protected Map<String, String> testFlags(RelayEnvironment env) {
-        return Map.of();
-    }
-
-    /** Starts one relay instance through its factory and returns once it runs (it need not have published yet). */
-    protected final RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        Map<String, String> flags = new java.util.HashMap<>(testFlags(env));
-        flags.putAll(options);
-        return FactoryRelays.start(mode(), env, flags);
-    }
+    /** The source under test: its mode, schema and test flags. */
+    protected abstract ContractSource source();
 
     /** Oldest PostgreSQL major version the relay supports (README, "Requirements"; the daemon's Probes). */
     public static final int OLDEST_SUPPORTED_POSTGRES = 14;
@@ -103,7 +85,7 @@ public abstract class RelayContract {
     @BeforeEach
     final void createDatabase() throws Exception {
         database = TestPostgres.sharedOfMajor(postgresMajor()).createDatabase("contract");
-        migrate(database, TABLE);
+        source().schema().migrate(database, TABLE);
         if (partitionedOutbox()) {
             PartitionedOutbox.convert(database, TABLE, 4);
         }
@@ -351,7 +333,7 @@ public abstract class RelayContract {
     // ---------------------------------------------------------------------------------------------------------
 
     private RelayHandle relay(Map<String, String> options) throws Exception {
-        RelayHandle handle = startRelay(env, options);
+        RelayHandle handle = source().start(env, options);
         relays.add(handle);
         return handle;
     }

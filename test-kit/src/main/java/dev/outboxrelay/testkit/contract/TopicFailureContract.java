@@ -46,27 +46,13 @@ public abstract class TopicFailureContract {
     private RelayHandle relay;
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
-    /** Creates the outbox table {@code table} (and whatever else the source needs) in {@code database}. */
-    protected abstract void migrate(TestDatabase database, String table) throws Exception;
-
-    /** The {@code --mode} of the source under test; started through its factory ({@link FactoryRelays}). */
-    protected abstract String mode();
-
-    /** Flags the module adds for tests, as {@link RelayContract#testFlags}. */
-    protected Map<String, String> testFlags(RelayEnvironment env) {
-        return Map.of();
-    }
-
-    private RelayHandle startRelay(RelayEnvironment env, Map<String, String> options) {
-        Map<String, String> flags = new java.util.HashMap<>(testFlags(env));
-        flags.putAll(options);
-        return FactoryRelays.start(mode(), env, flags);
-    }
+    /** The source under test, as in {@link RelayContract#source()}. */
+    protected abstract ContractSource source();
 
     @BeforeEach
     final void createDatabase() throws Exception {
         database = TestPostgres.shared().createDatabase("topicfail");
-        migrate(database, RelayContract.TABLE);
+        source().schema().migrate(database, RelayContract.TABLE);
         logs.start();
         ((Logger) LoggerFactory.getLogger(TOPIC_LIMITS_LOGGER)).addAppender(logs);
     }
@@ -93,7 +79,7 @@ public abstract class TopicFailureContract {
         List<String> present = new ArrayList<>(writer.insert(List.of(Row.of("Present", "p", 1))));
         missing.addAll(writer.insert(List.of(Row.of("Missing", "m", 2))));
         present.addAll(writer.insert(List.of(Row.of("Present", "p", 2))));
-        relay = startRelay(new RelayEnvironment(database, RelayContract.TABLE, kafka),
+        relay = source().start(new RelayEnvironment(database, RelayContract.TABLE, kafka),
                 Map.of(RelayContract.TOPIC_TEMPLATE, "tf.${aggregateType}"));
 
         assertInOrder("tf.Present", present);
@@ -125,7 +111,7 @@ public abstract class TopicFailureContract {
         Map<String, String> flags = new java.util.HashMap<>(Map.of(RelayContract.TOPIC_TEMPLATE, "acl.${aggregateType}",
                 RelayContract.MAX_ATTEMPTS, "2"));
         TestKafka.clientSecurity(TestKafka.USER, TestKafka.USER_PASSWORD).forEach((k, v) -> flags.put("kafka." + k, v));
-        relay = startRelay(new RelayEnvironment(database, RelayContract.TABLE, kafka), flags);
+        relay = source().start(new RelayEnvironment(database, RelayContract.TABLE, kafka), flags);
         OutboxWriter writer = new OutboxWriter(database, RelayContract.TABLE);
         List<String> open = new ArrayList<>(writer.insert(List.of(Row.of("Open", "o", 1))));
         List<String> revoked = new ArrayList<>(writer.insert(List.of(Row.of("Revoked", "r", 1))));
