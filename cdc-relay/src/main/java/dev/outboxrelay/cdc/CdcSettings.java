@@ -6,6 +6,7 @@ import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Password;
 import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.db.JdbcUrls;
 import dev.outboxrelay.core.publish.Secrets;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -188,7 +188,7 @@ public final class CdcSettings {
     public String toString() {
         Map<String, String> dbz = new LinkedHashMap<>();
         debezium.forEach((k, v) -> dbz.put(k, Secrets.looksSecret(k) ? Secrets.MASK : v));
-        return "CdcSettings[jdbcUrl=" + jdbcUrl.replaceAll("(?i)password=[^&]*", "password=" + Secrets.MASK)
+        return "CdcSettings[jdbcUrl=" + JdbcUrls.masked(jdbcUrl)
                 + ", user=" + user + ", password=" + Secrets.MASK
                 + ", table=" + table + ", slot=" + slotName + (slotFailover ? " (failover)" : "")
                 + ", publication=" + publication

@@ -23,7 +23,12 @@ final class Args {
     private Args() {
     }
 
-    static Args split(String[] args, Collection<Option<?>> environmentOnly, ConfigSources.Builder sources) {
+    /**
+     * @param booleanFlags flags such as {@code --dry-run}: given alone they mean {@code true} and never take the
+     *                     next argument as their value ({@code --dry-run=false} still works)
+     */
+    static Args split(String[] args, Collection<Option<?>> environmentOnly, Collection<String> booleanFlags,
+                      ConfigSources.Builder sources) {
         Args result = new Args();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -51,7 +56,7 @@ final class Args {
                 sources.flag(envOnly.name(), "");
                 continue;
             }
-            result.remaining.add(arg);
+            result.remaining.add(booleanFlags.contains(arg) ? arg + "=true" : arg);
         }
         return result;
     }

@@ -67,8 +67,12 @@ final class Cli {
     int execute(String[] args) {
         ConfigSources.Builder sources = ConfigSources.builder().environment(env);
         Set<Option<?>> envOnly = new LinkedHashSet<>();
+        Set<String> booleans = new LinkedHashSet<>();
         commands().forEach(c -> c.spec().options().stream().filter(Option::environmentOnly).forEach(envOnly::add));
-        Args split = Args.split(args, envOnly, sources);
+        commands().stream().flatMap(c -> java.util.stream.Stream.concat(java.util.stream.Stream.of(c), c.children().stream()))
+                .flatMap(c -> c.spec().options().stream())
+                .filter(o -> o.type().label().equals("boolean")).forEach(o -> booleans.add(o.flag()));
+        Args split = Args.split(args, envOnly, booleans, sources);
 
         Map<CommandSpec, Command> bySpec = new IdentityHashMap<>();
         CommandLine root = rootCommandLine(bySpec);
@@ -152,7 +156,7 @@ final class Cli {
         spec.usageMessage().description(
                 "Relays events from a PostgreSQL transactional outbox table to Kafka, at least once, in per-key order.");
         spec.usageMessage().footer("", "Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error,"
-                        + " 3 status found the outbox unhealthy.",
+                        + " 3 status found the outbox unhealthy or verify could not check.",
                 "", "Examples:",
                 "  " + NAME + " migrate --db-url jdbc:postgresql://db:5432/app --db-user relay",
                 "  " + NAME + " run --mode poll --db-url jdbc:postgresql://db:5432/app --db-user relay \\",

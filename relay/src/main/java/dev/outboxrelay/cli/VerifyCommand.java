@@ -18,9 +18,14 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * {@code verify}: checks what the relay delivered by comparing the outbox rows still in the table with the
- * topics they route to. Exit 0 when nothing sent is missing and per-key order holds, 1 otherwise.
+ * topics they route to. Exit 0 when nothing sent is missing and per-key order holds, 1 when something was lost
+ * or out of order, {@value #COULD_NOT_CHECK} when it could not check (database or Kafka unreachable, …), so
+ * that a script never mistakes "could not look" for "lost".
  */
 final class VerifyCommand implements Cli.Command {
+
+    /** Exit code when the check itself failed: nothing is known about delivery. */
+    static final int COULD_NOT_CHECK = 3;
 
     private static final ConfigSpec SPEC = ConfigSpec.of(CliOptions.GENERAL, DatabaseOptions.CONNECTION,
             VerifyOptions.SET);
@@ -33,7 +38,7 @@ final class VerifyCommand implements Cli.Command {
     @Override
     public String description() {
         return "Check delivery: sent rows missing from their topic, duplicates, per-key order, unsent rows,"
-                + " dead letters (exit 1 when something was lost or out of order).";
+                + " dead letters (exit 1 when something was lost or out of order, 3 when it could not check).";
     }
 
     @Override
@@ -61,7 +66,13 @@ final class VerifyCommand implements Cli.Command {
         DeliveryAudit audit = DeliveryAudit.of(ConnectionFactory.fromConfig(config),
                 config.get(DatabaseOptions.TABLE), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
                 consumer);
-        AuditReport report = audit.run(config.get(VerifyOptions.SINCE), line -> err.println("verify: " + line));
+        AuditReport report;
+        try {
+            report = audit.run(config.get(VerifyOptions.SINCE), line -> err.println("verify: " + line));
+        } catch (Exception e) {
+            err.println("error: could not check delivery: " + Problems.oneLine(e));
+            return COULD_NOT_CHECK;
+        }
         if (config.get(VerifyOptions.JSON)) {
             out.println(AuditReports.json(report));
         } else {

@@ -97,6 +97,15 @@ class MainTest {
     }
 
     @Test
+    void aBooleanFlagNeverTakesTheNextArgumentAsItsValue() {
+        CliRun r = CliRun.of(with(RUN_REQUIRED, "--dry-run", "--btach-size=10"));
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).startsWith("error: --btach-size: unknown option");
+        CliRun off = CliRun.of(with(RUN_REQUIRED, "--dry-run", "--batch-size", "10"));
+        assertThat(off.exitCode()).as(off.err()).isZero();
+    }
+
+    @Test
     void anOptionOnlyTheOtherModeReadsIsRefusedNamingItInsteadOfIgnored() {
         String[] common = {"--db-url", "jdbc:postgresql://db:5432/app", "--db-user", "relay", "--kafka-bootstrap",
             "kafka:9092", "--dry-run"};
@@ -185,6 +194,19 @@ class MainTest {
     }
 
     @Test
+    void verifyThatCouldNotCheckExitsThreeNotOne() throws IOException {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        CliRun r = CliRun.of(Map.of(), "verify", "--db-url", "jdbc:postgresql://localhost:" + closedPort + "/app",
+                "--db-user", "relay", "--kafka-bootstrap", "localhost:" + closedPort);
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(r.err()).isEqualTo("error: could not check delivery: cannot connect to PostgreSQL at localhost:"
+                + closedPort + "/app: connection refused\n");
+    }
+
+    @Test
     void dryRunPrintsTheEffectiveConfigurationWithSecretsMasked() throws IOException {
         Path producer = Files.writeString(dir.resolve("producer.properties"),
                 "ssl.keystore.password=" + SECRET + "\nlinger.ms=20\n");
@@ -192,7 +214,7 @@ class MainTest {
                 "on-publish=delete\nkafka.sasl.jaas.config=" + SECRET + "\n");
         CliRun r = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET, "RELAY_MAX_ATTEMPTS", "3"),
                 with(RUN_REQUIRED, "--dry-run", "--config", config.toString(),
-                        "--kafka-config-file", producer.toString(), "--kafka.sasl.password=" + SECRET));
+                        "--kafka-config-file", producer.toString(), "--kafka.client.id=relay-1"));
         assertThat(r.exitCode()).isZero();
         assertThat(r.out() + r.err() + capturedLogs()).doesNotContain(SECRET);
         assertThat(r.out()).contains(
@@ -204,7 +226,7 @@ class MainTest {
                 "kafka.linger.ms = 20 (passthrough file)\n",
                 "kafka.ssl.keystore.password = [hidden] (passthrough file)\n",
                 "kafka.sasl.jaas.config = [hidden] (config file)\n",
-                "kafka.sasl.password = [hidden] (command line)\n");
+                "kafka.client.id = relay-1 (command line)\n");
     }
 
     @Test

@@ -100,4 +100,35 @@ class SecretsIT {
         assertThat(dryRun.out()).contains("db-password = [hidden] (environment)", "kafka.sasl.jaas.config = [hidden]")
                 .doesNotContain(dbSecret, SASL_SECRET);
     }
+
+    @Test
+    void secretsInTheUrlAndKafkaSecretsComeFromTheEnvironmentAndAreShownMasked() {
+        String dbSecret = database.relayPassword();
+        String url = database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?") + "password=" + dbSecret
+                + "&sslpassword=key-Pa55";
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\""
+                + SASL_SECRET + "\";";
+        Map<String, String> env = Map.of("RELAY_DB_URL", url, "RELAY_KAFKA_SASL_JAAS_CONFIG", jaas,
+                "RELAY_KAFKA_SASL_MECHANISM", "PLAIN");
+        CliRun dryRun = CliRun.of(env, "run", "--mode", "cdc", "--db-user", database.relayUser(),
+                "--kafka-bootstrap", TestKafka.shared().bootstrapServers(), "--dry-run");
+        assertThat(dryRun.exitCode()).as(dryRun.err()).isZero();
+        assertThat(dryRun.out()).contains("password=[hidden]&sslpassword=[hidden] (environment)",
+                        "kafka.sasl.jaas.config = [hidden] (environment)", "kafka.sasl.mechanism = PLAIN (environment)")
+                .doesNotContain(dbSecret, "key-Pa55", SASL_SECRET);
+
+        // The same secrets as flags: refused, exit 2, one line each, values never echoed.
+        CliRun flags = CliRun.of(Map.of(), "run", "--mode", "poll", "--db-url", url, "--db-user",
+                database.relayUser(), "--kafka-bootstrap", TestKafka.shared().bootstrapServers(),
+                "--kafka.sasl.jaas.config=" + jaas, "--kafka.ssl.key.password", "kp-Pa55", "--dry-run");
+        assertThat(flags.exitCode()).isEqualTo(2);
+        assertThat(flags.err()).contains(
+                "--db-url: a password in the URL is not accepted on the command line",
+                "--db-url: 'sslpassword' in the URL is not accepted on the command line",
+                "--kafka.sasl.jaas.config: not accepted on the command line, where other users can see it;"
+                        + " set RELAY_KAFKA_SASL_JAAS_CONFIG or put it in --kafka-config-file",
+                "--kafka.ssl.key.password: not accepted on the command line")
+                .doesNotContain(dbSecret, "key-Pa55", SASL_SECRET, "kp-Pa55");
+        assertThat(flags.out()).doesNotContain(dbSecret, "key-Pa55", SASL_SECRET, "kp-Pa55");
+    }
 }

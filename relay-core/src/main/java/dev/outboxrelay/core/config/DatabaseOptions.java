@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.config;
 
+import dev.outboxrelay.core.db.JdbcUrls;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import java.io.IOException;
@@ -17,7 +18,10 @@ public final class DatabaseOptions {
             .required()
             .validate(url -> url.startsWith("jdbc:postgresql:") ? null
                     : "must be a PostgreSQL JDBC URL such as jdbc:postgresql://db.example.com:5432/app")
-            .doc("PostgreSQL JDBC URL. Driver settings such as sslmode, sslrootcert or connectTimeout go in the URL.")
+            .shownAs(JdbcUrls::masked)
+            .doc("PostgreSQL JDBC URL; every driver setting in it (sslmode, sslrootcert, sslcert, sslkey, several hosts,"
+                    + " targetServerType, connectTimeout...) applies in both modes. Passwords in the URL are shown"
+                    + " masked and refused on the command line.")
             .example("jdbc:postgresql://db.example.com:5432/app?sslmode=verify-full")
             .build();
 
@@ -57,6 +61,7 @@ public final class DatabaseOptions {
     public static final OptionSet CONNECTION = OptionSet.builder("Database")
             .add(DB_URL).add(DB_USER).add(DB_PASSWORD).add(DB_PASSWORD_FILE).add(TABLE)
             .check(DatabaseOptions::onePasswordSource)
+            .check(DatabaseOptions::noPasswordInUrlFlag)
             .build();
 
     private DatabaseOptions() {
@@ -72,6 +77,20 @@ public final class DatabaseOptions {
             problems.add(DB_PASSWORD_FILE.flag() + ": cannot be combined with " + DB_PASSWORD.envVar()
                     + "; use one of them");
         }
+    }
+
+    private static void noPasswordInUrlFlag(RelayConfig config, List<String> problems) {
+        if (config.source(DB_URL).orElse(null) != ValueSource.COMMAND_LINE || config.find(DB_URL).isEmpty()) {
+            return;
+        }
+        List<String> secrets = JdbcUrls.secretParameters(config.get(DB_URL));
+        if (secrets.stream().anyMatch(n -> n.equalsIgnoreCase("password"))) {
+            problems.add(DB_URL.flag() + ": a password in the URL is not accepted on the command line, where other"
+                    + " users can see it; set RELAY_DB_PASSWORD or use --db-password-file");
+        }
+        secrets.stream().filter(n -> !n.equalsIgnoreCase("password")).findFirst().ifPresent(n -> problems.add(DB_URL.flag()
+                + ": '" + n + "' in the URL is not accepted on the command line, where other users can see it;"
+                + " give the URL in RELAY_DB_URL or the --config file"));
     }
 
     /**

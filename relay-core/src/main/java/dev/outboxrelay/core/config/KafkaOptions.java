@@ -77,7 +77,9 @@ public final class KafkaOptions {
 
     /** {@code --kafka.<property>=value}: producer settings, refused when they would weaken delivery. */
     public static final Passthrough KAFKA = new Passthrough("kafka",
-            "Kafka producer property passed through unchanged (acks, idempotence and serializers are fixed).",
+            "Kafka producer property, checked against Kafka's own definitions (acks, idempotence, serializers and"
+                    + " keyed partitioning are fixed); also RELAY_KAFKA_<PROPERTY> with dots as underscores."
+                    + " Secrets (sasl.jaas.config, ssl.*.password) only from the environment or a file.",
             "--kafka.compression.type=zstd", KAFKA_CONFIG_FILE);
 
     /** The pipeline's options, the same in every mode, and the delivery check. */
@@ -97,6 +99,11 @@ public final class KafkaOptions {
     }
 
     private static void deliveryNotWeakened(RelayConfig config, List<String> problems) {
+        config.passthrough(KAFKA.prefix()).keySet().stream()
+                .filter(ProducerSettings::isSecret)
+                .filter(k -> config.passthroughSource(KAFKA.prefix() + "." + k).orElse(null) == ValueSource.COMMAND_LINE)
+                .forEach(k -> problems.add(KAFKA.flagPrefix() + k + ": not accepted on the command line, where other"
+                        + " users can see it; set " + KAFKA.envVarOf(k) + " or put it in --kafka-config-file"));
         try {
             ProducerSettings.of(config.find(KAFKA_BOOTSTRAP).orElse(""), config.passthrough(KAFKA.prefix()));
         } catch (WeakDeliveryException e) {

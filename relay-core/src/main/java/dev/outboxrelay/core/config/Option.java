@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -28,6 +29,7 @@ public final class Option<T> {
     private final String doc;
     private final String example;
     private final String environmentOnlyHint;
+    private final UnaryOperator<String> shownAs;
 
     private Option(Builder<T> b) {
         this.name = b.name;
@@ -38,6 +40,7 @@ public final class Option<T> {
         this.doc = Objects.requireNonNull(b.doc, () -> "option " + b.name + " has no doc text");
         this.example = b.example;
         this.environmentOnlyHint = b.environmentOnlyHint;
+        this.shownAs = b.shownAs;
         if (defaultValue != null) {
             // A broken default is a programming error: fail when the declaring class loads, not at startup.
             T parsed = type.parse(defaultValue);
@@ -158,6 +161,11 @@ public final class Option<T> {
         return type.secret();
     }
 
+    /** The text as dumps and problems may show it: secret parts masked (e.g. a password in a URL). */
+    public String shown(String text) {
+        return secret() ? Password.HIDDEN : shownAs.apply(text);
+    }
+
     /** True when the value may come only from the environment (never a flag or the config file). */
     public boolean environmentOnly() {
         return environmentOnlyHint != null;
@@ -187,6 +195,7 @@ public final class Option<T> {
         private String doc;
         private String example;
         private String environmentOnlyHint;
+        private UnaryOperator<String> shownAs = UnaryOperator.identity();
 
         private Builder(String name, OptionType<T> type) {
             if (!NAME.matcher(name).matches()) {
@@ -231,6 +240,12 @@ public final class Option<T> {
          */
         public Builder<T> environmentOnly(String hint) {
             this.environmentOnlyHint = Objects.requireNonNull(hint, "hint");
+            return this;
+        }
+
+        /** How dumps and problems show a value that carries secret parts, e.g. a URL with a password. */
+        public Builder<T> shownAs(UnaryOperator<String> mask) {
+            this.shownAs = Objects.requireNonNull(mask, "mask");
             return this;
         }
 

@@ -81,7 +81,7 @@ public final class RelayConfig {
         List<String> lines = new ArrayList<>();
         for (Option<?> o : spec.options()) {
             String text = raw.get(o);
-            String shown = text == null ? "(not set)" : o.secret() ? Password.HIDDEN : text;
+            String shown = text == null ? "(not set)" : o.shown(text);
             lines.add(o.name() + " = " + shown + (text == null ? "" : " (" + origin.get(o).label() + ")"));
         }
         passthrough.forEach((prefix, props) -> props.forEach((k, v) -> {

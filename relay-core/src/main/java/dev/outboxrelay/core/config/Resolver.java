@@ -148,7 +148,7 @@ final class Resolver {
         }
         String problem = option.validator().problem(value);
         if (problem != null) {
-            problems.add(where + ": " + problem + (option.secret() ? "" : ", was " + shown(text)));
+            problems.add(where + ": " + problem + (option.secret() ? "" : ", was " + shown(option.shown(text))));
             return;
         }
         values.put(option, value);
@@ -173,9 +173,29 @@ final class Resolver {
                 originOut.put(k, ValueSource.CONFIG_FILE);
             }
         });
+        environmentOf(p).forEach((k, v) -> {
+            result.put(k, v);
+            originOut.put(dotted + k, ValueSource.ENVIRONMENT);
+        });
         sources.passthroughFlags().getOrDefault(p.prefix(), Map.of()).forEach((k, v) -> {
             result.put(k, v);
             originOut.put(dotted + k, ValueSource.COMMAND_LINE);
+        });
+        return result;
+    }
+
+    /**
+     * {@code RELAY_KAFKA_LINGER_MS=5} is {@code kafka.linger.ms=5}: the property in upper case, dots as
+     * underscores. Variables that belong to a declared option ({@code RELAY_KAFKA_BOOTSTRAP}) are not properties.
+     */
+    private Map<String, String> environmentOf(Passthrough p) {
+        String envPrefix = p.envPrefix();
+        Map<String, String> result = new TreeMap<>();
+        sources.environment().forEach((name, value) -> {
+            if (name.startsWith(envPrefix) && name.length() > envPrefix.length()
+                    && spec.options().stream().noneMatch(o -> o.envVar().equals(name))) {
+                result.put(Passthrough.propertyOf(name.substring(envPrefix.length())), value);
+            }
         });
         return result;
     }

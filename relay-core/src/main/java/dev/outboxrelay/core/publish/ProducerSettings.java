@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -14,7 +13,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The Kafka producer configuration the relay runs with: the delivery-critical settings are fixed, the rest
  * has throughput-friendly defaults, and passthrough properties ({@code --kafka.<property>=value}) may tune
- * anything that does not weaken delivery.
+ * anything that does not weaken delivery. Every passthrough is checked against Kafka's own {@link ProducerConfig}
+ * definitions (name, type, validator).
  *
  * <p>Unlike the Kafka client, which silently disables idempotence when other settings conflict, a passthrough
  * that would weaken delivery is refused with a {@link WeakDeliveryException} so the relay does not start.
@@ -38,13 +38,14 @@ public final class ProducerSettings {
      *
      * @param bootstrapServers {@code host:port[,host:port…]}
      * @param passthrough      producer properties from the user, without the {@code kafka.} prefix
-     * @throws WeakDeliveryException listing every passthrough that would weaken delivery
+     * @throws WeakDeliveryException listing every passthrough that is unknown to Kafka, has a bad value or would
+     *                               weaken delivery
      */
     public static ProducerSettings of(String bootstrapServers, Map<String, String> passthrough) {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         List<String> problems = new ArrayList<>();
         // Sorted, so the problems come in a stable order whatever map the caller built.
-        new TreeMap<>(passthrough).forEach((key, value) -> check(key, value.trim(), problems));
+        new TreeMap<>(passthrough).forEach((key, value) -> ProducerConfigCheck.check(key, value.trim(), problems));
         if (!problems.isEmpty()) {
             throw new WeakDeliveryException(problems);
         }
@@ -58,51 +59,17 @@ public final class ProducerSettings {
         return new ProducerSettings(props);
     }
 
-    private static void check(String key, String value, List<String> problems) {
-        String v = value.toLowerCase(Locale.ROOT);
-        switch (key) {
-            case ProducerConfig.ACKS_CONFIG -> {
-                if (!v.equals("all") && !v.equals("-1")) {
-                    problems.add("kafka.acks=" + value + " weakens delivery: the relay requires acks=all");
-                }
-            }
-            case ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG -> {
-                if (!v.equals("true")) {
-                    problems.add("kafka.enable.idempotence=" + value
-                            + " weakens delivery: the relay requires the idempotent producer");
-                }
-            }
-            case ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION -> {
-                if (!isIntBetween(v, 1, 5)) {
-                    problems.add("kafka.max.in.flight.requests.per.connection=" + value
-                            + " breaks per-key order with idempotence: use 1 to 5");
-                }
-            }
-            case ProducerConfig.RETRIES_CONFIG -> {
-                if (!isIntBetween(v, 1, Integer.MAX_VALUE)) {
-                    problems.add("kafka.retries=" + value + " weakens delivery: retries must be at least 1");
-                }
-            }
-            case ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG ->
-                    problems.add("kafka." + key + " is set by the relay and cannot be overridden"
-                            + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? ": use --kafka-bootstrap" : ""));
-            default -> { }
-        }
-    }
-
-    private static boolean isIntBetween(String v, int min, int max) {
-        try {
-            int n = Integer.parseInt(v);
-            return n >= min && n <= max;
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
     /** The full producer configuration, for {@code new KafkaProducer<>(…)}. Contains secrets: never log it. */
     public Map<String, Object> producerProperties() {
         return properties;
+    }
+
+    /**
+     * True for settings Kafka declares as passwords ({@code sasl.jaas.config}, {@code ssl.*.password}, …): the
+     * relay takes them from the environment or a file, never from the command line.
+     */
+    public static boolean isSecret(String property) {
+        return ProducerConfigCheck.isPassword(property);
     }
 
     /** Masks every value whose key looks secret, for the startup config dump. */

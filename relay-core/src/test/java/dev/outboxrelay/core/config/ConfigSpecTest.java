@@ -174,8 +174,7 @@ class ConfigSpecTest {
     void dumpListsEveryOptionWithItsSourceAndMasksSecrets() throws IOException {
         Path f = file("relay.properties", "kafka.ssl.truststore.password=tspw\n");
         RelayConfig c = SPEC.resolve(required().configFile(f)
-                .environment(Map.of("RELAY_DB_PASSWORD", "dbpw"))
-                .passthroughFlag("kafka", "sasl.jaas.config", "jaaspw")
+                .environment(Map.of("RELAY_DB_PASSWORD", "dbpw", "RELAY_KAFKA_SASL_JAAS_CONFIG", "jaaspw"))
                 .passthroughFlag("kafka", "linger.ms", "10").build());
         String dump = c.toString();
         assertThat(dump).doesNotContain("dbpw", "tspw", "jaaspw");
@@ -186,7 +185,7 @@ class ConfigSpecTest {
                 "db-password-file = (not set)",
                 "batch-size = 500 (default)",
                 "kafka.linger.ms = 10 (command line)",
-                "kafka.sasl.jaas.config = [hidden] (command line)",
+                "kafka.sasl.jaas.config = [hidden] (environment)",
                 "kafka.ssl.truststore.password = [hidden] (config file)");
         assertThat(c.dump()).hasSize(SPEC.options().size() + 3);
         assertThat(Password.of("x")).hasToString("[hidden]");
@@ -210,5 +209,60 @@ class ConfigSpecTest {
         assertThat(ConfigSpec.of(TEST, OptionSet.of("Again", BATCH_SIZE)).options()).hasSize(2);
         assertThatThrownBy(() -> Option.integer("x").defaultValue("0").validate(Validator.between(1, 2)).doc("d").build())
                 .hasMessage("default of x must be between 1 and 2");
+    }
+
+    @Test
+    void kafkaPropertiesFromTheEnvironmentMapDotsToUnderscores() {
+        RelayConfig c = SPEC.resolve(ConfigSources.builder().flag("db-url", "jdbc:postgresql://localhost/app")
+                .flag("db-user", "relay").passthroughFlag("kafka", "linger.ms", "3")
+                .environment(Map.of("RELAY_KAFKA_LINGER_MS", "7", "RELAY_KAFKA_COMPRESSION_TYPE", "zstd",
+                        "RELAY_KAFKA_BOOTSTRAP", "k:9092")).build());
+        assertThat(c.passthrough("kafka")).containsExactlyInAnyOrderEntriesOf(
+                Map.of("linger.ms", "3", "compression.type", "zstd"));
+        assertThat(c.passthroughSource("kafka.compression.type")).contains(ValueSource.ENVIRONMENT);
+        assertThat(c.get(KafkaOptions.KAFKA_BOOTSTRAP)).isEqualTo("k:9092");
+    }
+
+    @Test
+    void kafkaSettingsAreCheckedBeforeAnythingIsContacted() {
+        assertThatThrownBy(() -> SPEC.resolve(required().passthroughFlag("kafka", "lingr.ms", "5")
+                .passthroughFlag("kafka", "compression.type", "bogus")
+                .environment(Map.of("RELAY_KAFKA_PARTITIONER_IGNORE_KEYS", "true")).build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).satisfiesExactly(
+                        p -> assertThat(p).startsWith("--kafka.compression.type: invalid value 'bogus'"),
+                        p -> assertThat(p).isEqualTo("--kafka.lingr.ms is not a Kafka producer setting;"
+                                + " did you mean kafka.linger.ms?"),
+                        p -> assertThat(p).isEqualTo("--kafka.partitioner.ignore.keys=true breaks per-key order:"
+                                + " the relay partitions by key")));
+    }
+
+    @Test
+    void kafkaSecretsAreRefusedOnTheCommandLineWithoutTheirValue() {
+        assertThatThrownBy(() -> SPEC.resolve(required()
+                .passthroughFlag("kafka", "sasl.jaas.config", "org.x required password=\"s3cr3t\";").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--kafka.sasl.jaas.config: not accepted on the command line, where other users can see it;"
+                                + " set RELAY_KAFKA_SASL_JAAS_CONFIG or put it in --kafka-config-file"))
+                .message().doesNotContain("s3cr3t");
+    }
+
+    @Test
+    void passwordsInTheDatabaseUrlAreMaskedAndRefusedAsFlags() {
+        String url = "jdbc:postgresql://db/app?sslmode=verify-full&password=pw1&sslpassword=pw2";
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("db-url", url).build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--db-url: a password in the URL is not accepted on the command line, where other users can"
+                                + " see it; set RELAY_DB_PASSWORD or use --db-password-file",
+                        "--db-url: 'sslpassword' in the URL is not accepted on the command line, where other users"
+                                + " can see it; give the URL in RELAY_DB_URL or the --config file"));
+        RelayConfig c = SPEC.resolve(ConfigSources.builder().flag("db-user", "relay").flag("kafka-bootstrap", "k:1")
+                .environment(Map.of("RELAY_DB_URL", url)).build());
+        assertThat(c.get(DatabaseOptions.DB_URL)).isEqualTo(url);
+        assertThat(c.toString()).doesNotContain("pw1", "pw2")
+                .contains("db-url = jdbc:postgresql://db/app?sslmode=verify-full&password=[hidden]&sslpassword=[hidden]");
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("db-url", "jdbc:mysql://db/app?password=pw1").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--db-url: must be a PostgreSQL JDBC URL such as jdbc:postgresql://db.example.com:5432/app,"
+                                + " was 'jdbc:mysql://db/app?password=[hidden]'"));
     }
 }

@@ -50,4 +50,56 @@ class ProducerSettingsTest {
                 "ssl.truststore.password", "changeit")).toString();
         assertThat(s).doesNotContain("p4ss").doesNotContain("changeit").contains(Secrets.MASK);
     }
+
+    @Test
+    void unknownSettingsAreRefusedWithTheClosestKnownName() {
+        assertThatThrownBy(() -> ProducerSettings.of("b:1", Map.of("lingr.ms", "5")))
+                .hasMessage("kafka.lingr.ms is not a Kafka producer setting; did you mean kafka.linger.ms?");
+        assertThatThrownBy(() -> ProducerSettings.of("b:1", Map.of("no.such.thing", "5")))
+                .hasMessage("kafka.no.such.thing is not a Kafka producer setting");
+        // Kafka's own open families stay open.
+        assertThat(ProducerSettings.of("b:1", Map.of("config.providers.env.class",
+                "org.apache.kafka.common.config.provider.EnvVarConfigProvider")).producerProperties())
+                .containsKey("config.providers.env.class");
+    }
+
+    @Test
+    void badValuesAreRefusedByKafkasOwnDefinitions() {
+        Map<String, String> bad = new LinkedHashMap<>();
+        bad.put("linger.ms", "abc");
+        bad.put("compression.type", "bogus");
+        bad.put("ssl.truststore.password", "");
+        assertThatThrownBy(() -> ProducerSettings.of("b:1", bad))
+                .isInstanceOfSatisfying(WeakDeliveryException.class, e -> assertThat(e.problems()).satisfiesExactly(
+                        p -> assertThat(p).startsWith("kafka.compression.type: invalid value 'bogus' (expected string"),
+                        p -> assertThat(p).startsWith("kafka.linger.ms: invalid value 'abc' (expected long")));
+    }
+
+    @Test
+    void partitioningThatIgnoresKeysIsRefused() {
+        assertThatThrownBy(() -> ProducerSettings.of("b:1", Map.of("partitioner.class",
+                "org.apache.kafka.clients.producer.RoundRobinPartitioner")))
+                .hasMessage("kafka.partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner may"
+                        + " ignore keys and break per-key order: the relay partitions by key with Kafka's default");
+        assertThatThrownBy(() -> ProducerSettings.of("b:1", Map.of("partitioner.ignore.keys", "true")))
+                .hasMessage("kafka.partitioner.ignore.keys=true breaks per-key order: the relay partitions by key");
+        assertThat(ProducerSettings.of("b:1", Map.of("partitioner.ignore.keys", "false")).producerProperties())
+                .containsEntry("partitioner.ignore.keys", "false");
+    }
+
+    @Test
+    void secretsAreKafkasPasswordSettings() {
+        assertThat(ProducerSettings.isSecret("sasl.jaas.config")).isTrue();
+        assertThat(ProducerSettings.isSecret("ssl.keystore.password")).isTrue();
+        assertThat(ProducerSettings.isSecret("ssl.key.password")).isTrue();
+        assertThat(ProducerSettings.isSecret("linger.ms")).isFalse();
+        assertThat(ProducerSettings.isSecret("unknown.password.thing")).isFalse();
+    }
+
+    @Test
+    void editDistanceGivesUpAtTheLimit() {
+        assertThat(ProducerConfigCheck.distance("linger.ms", "linger.ms", 3)).isZero();
+        assertThat(ProducerConfigCheck.distance("lingr.ms", "linger.ms", 3)).isEqualTo(1);
+        assertThat(ProducerConfigCheck.distance("acks", "batch.size", 3)).isEqualTo(3);
+    }
 }
