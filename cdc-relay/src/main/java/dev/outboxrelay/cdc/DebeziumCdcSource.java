@@ -93,7 +93,7 @@ final class DebeziumCdcSource implements OutboxSource {
         this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
                 settings.relayName(), database);
         this.router = router;
-        EngineProperties.build(settings, database); // refuse bad passthrough now, not in the background
+        EngineProperties.checkPassthrough(settings.debezium()); // refuse bad passthrough now, not in the background
     }
 
     /**
@@ -218,7 +218,7 @@ final class DebeziumCdcSource implements OutboxSource {
         }
     }
 
-    private void runEngine(Set<UUID> rescanned, long startLsn) {
+    private void runEngine(Set<UUID> rescanned, long startLsn) throws SQLException {
         JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<Long> up = new CompletableFuture<>();

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +67,8 @@ final class EngineProperties {
         }
     }
 
-    static Properties build(CdcSettings s, Database db) {
+    /** @throws SQLException when a URL with several hosts cannot be resolved to the one the driver picks now */
+    static Properties build(CdcSettings s, Database db) throws SQLException {
         checkPassthrough(s.debezium());
         Map<String, String> p = new LinkedHashMap<>();
         p.put("name", s.relayName());

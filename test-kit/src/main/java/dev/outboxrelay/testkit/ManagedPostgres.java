@@ -72,7 +72,7 @@ final class ManagedPostgres {
         ManagedPostgres pg = new ManagedPostgres(bin, dir, osUser);
         try {
             OsCommands.giveToServerUser(dir);
-            pg.initdb();
+            pg.initdb(options.tls());
             pg.launch(options);
             return pg;
         } catch (IOException | RuntimeException e) {
@@ -118,14 +118,18 @@ final class ManagedPostgres {
         return osUser == null ? System.getProperty("user.name") : osUser;
     }
 
-    private void initdb() throws IOException {
+    private void initdb(TestCertificates tls) throws IOException {
         long started = System.nanoTime();
         // -U postgres: the superuser is called "postgres" whatever OS user we run as; --no-sync: a throwaway
         // cluster does not need its files flushed, and it saves a second or two.
         OsCommands.runChecked(OsCommands.asServerUser(List.of(bin.resolve("initdb").toString(),
                 "-D", dir.resolve("data").toString(), "-U", TestPostgres.SUPER_USER, "-A", "trust",
                 "-E", "UTF8", "--locale=C", "--no-sync")), Duration.ofMinutes(2));
-        writeHba();
+        if (tls == null) {
+            writeHba();
+        } else {
+            installTls(tls);
+        }
         LOG.debug("initdb {} took {} ms", dir, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
@@ -143,6 +147,30 @@ final class ManagedPostgres {
                 "");
         // The file exists already (initdb made it), so overwriting keeps its owner.
         Files.writeString(dir.resolve("data").resolve("pg_hba.conf"), hba, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * TCP over TLS only ({@code hostssl}, no {@code host} line): the relay role proves itself with its client
+     * certificate ({@code cert}), other roles as before; the server's files go into the data directory, the key
+     * readable by the server user only, as PostgreSQL demands.
+     */
+    private void installTls(TestCertificates tls) throws IOException {
+        Path data = dir.resolve("data");
+        Files.copy(tls.serverCert(), data.resolve("server.crt"));
+        Files.copy(tls.serverKey(), data.resolve("server.key"));
+        Files.copy(tls.caCert(), data.resolve("root.crt"));
+        String relay = TestPostgres.RELAY_USER;
+        Files.writeString(data.resolve("pg_hba.conf"), String.join("\n",
+                "# written by outbox-relay test-kit: TLS only",
+                "local   all         all                     trust",
+                "hostssl all         " + relay + " 127.0.0.1/32 cert",
+                "hostssl replication " + relay + " 127.0.0.1/32 cert",
+                "hostssl all         all   127.0.0.1/32 trust",
+                "hostssl replication all   127.0.0.1/32 trust",
+                ""), StandardCharsets.UTF_8);
+        OsCommands.giveToServerUser(data);
+        Files.setPosixFilePermissions(data.resolve("server.key"), java.nio.file.attribute.PosixFilePermissions
+                .fromString("rw-------"));
     }
 
     private void launch(PostgresOptions options) throws IOException {
@@ -193,6 +221,12 @@ final class ManagedPostgres {
         s.put("password_encryption", "scram-sha-256");
         s.put("timezone", "UTC");
         s.put("log_timezone", "UTC");
+        if (options.tls() != null) {
+            s.put("ssl", "on");
+            s.put("ssl_cert_file", "server.crt");
+            s.put("ssl_key_file", "server.key");
+            s.put("ssl_ca_file", "root.crt");
+        }
         s.putAll(options.settings());
         return s;
     }

@@ -3,6 +3,7 @@ package dev.outboxrelay.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -74,6 +75,7 @@ public final class TestPostgres implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TestPostgres.class);
     private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
     private static TestPostgres shared;
+    private static TestPostgres sharedTls;
     private static final Map<Integer, TestPostgres> SHARED_BY_MAJOR = new HashMap<>();
 
     private final ManagedPostgres managed;
@@ -130,6 +132,25 @@ public final class TestPostgres implements AutoCloseable {
                 m -> startManaged(PgDistributions.bin(m), PostgresOptions.defaults(), true));
     }
 
+    /**
+     * A TLS-only server (installed binaries) shared by everything in this JVM, started on first use: its
+     * {@link #jdbcUrl} verifies the server's certificate and host name ({@code sslmode=verify-full}) and presents
+     * the relay role's client certificate, which is how that role must log in ({@link TestCertificates}).
+     */
+    public static synchronized TestPostgres sharedTls() {
+        if (sharedTls == null) {
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("outbox-tls-");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            sharedTls = startManaged(PgBinaries.find(), PostgresOptions.defaults()
+                    .withTls(TestCertificates.create(dir)), true);
+        }
+        return sharedTls;
+    }
+
     /** Starts a dedicated server with default options; the caller must close it. */
     public static TestPostgres start() {
         return start(PostgresOptions.defaults());
@@ -155,7 +176,8 @@ public final class TestPostgres implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start PostgreSQL from " + bin, e);
         }
-        TestPostgres pg = new TestPostgres(managed, "127.0.0.1", managed.port(), "", SUPER_USER, null, isShared);
+        String urlQuery = options.tls() == null ? "" : options.tls().jdbcParameters();
+        TestPostgres pg = new TestPostgres(managed, "127.0.0.1", managed.port(), urlQuery, SUPER_USER, null, isShared);
         try {
             pg.ensureRelayRole();
         } catch (RuntimeException e) {

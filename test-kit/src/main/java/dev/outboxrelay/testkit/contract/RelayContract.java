@@ -74,6 +74,14 @@ public abstract class RelayContract {
     }
 
     /**
+     * The server to run the suite on; by default the shared one of {@link #postgresMajor()}. A subclass may pick
+     * another, e.g. {@link TestPostgres#sharedTls()}, whose JDBC URL carries its TLS settings to the relay.
+     */
+    protected TestPostgres postgres() {
+        return TestPostgres.sharedOfMajor(postgresMajor());
+    }
+
+    /**
      * Whether to run the suite on a partitioned outbox table: after {@link #migrate}, the table is replaced by
      * one partitioned by hash of {@code id} ({@link PartitionedOutbox}). Writers insert through the parent, as
      * applications do.
@@ -84,7 +92,7 @@ public abstract class RelayContract {
 
     @BeforeEach
     final void createDatabase() throws Exception {
-        database = TestPostgres.sharedOfMajor(postgresMajor()).createDatabase("contract");
+        database = postgres().createDatabase("contract");
         source().schema().migrate(database, TABLE);
         if (partitionedOutbox()) {
             PartitionedOutbox.convert(database, TABLE, 4);
@@ -332,10 +340,16 @@ public abstract class RelayContract {
 
     // ---------------------------------------------------------------------------------------------------------
 
-    private RelayHandle relay(Map<String, String> options) throws Exception {
+    /** Starts a relay of the source under test with {@code options}; it is closed after the test. */
+    protected final RelayHandle relay(Map<String, String> options) throws Exception {
         RelayHandle handle = source().start(env, options);
         relays.add(handle);
         return handle;
+    }
+
+    /** The test's database, created for each test. */
+    protected final TestDatabase database() {
+        return database;
     }
 
     private Map<String, String> template() {

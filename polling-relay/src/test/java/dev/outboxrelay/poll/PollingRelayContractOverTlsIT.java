@@ -1,0 +1,36 @@
+package dev.outboxrelay.poll;
+
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.contract.TlsChecks;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The poll source's contract on a TLS-only PostgreSQL: the relay verifies the server's certificate and host name
+ * ({@code sslmode=verify-full}) and logs in with its client certificate, all from the JDBC URL.
+ */
+class PollingRelayContractOverTlsIT extends PollingRelayContractIT {
+
+    @Override
+    protected TestPostgres postgres() {
+        return TestPostgres.sharedTls();
+    }
+
+    @Test
+    void theServerRefusesConnectionsWithoutTls() {
+        TlsChecks.refusesPlainConnections(postgres());
+    }
+
+    @Test
+    void everySessionOfTheRelayUsesTlsWithItsClientCertificate() throws Exception {
+        relay(Map.of());
+        TlsChecks.relaySessionsUseTlsAndStayUp(database(), false);
+    }
+
+    @Test
+    void aUrlWithSeveralHostsConnectsToTheOneTheDriverPicks() throws Exception {
+        String url = TlsChecks.multiHostUrl(database());
+        relay(Map.of("db-url", url));
+        TlsChecks.relaySessionsUseTlsAndStayUp(database(), false);
+    }
+}
