@@ -4,6 +4,7 @@ import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.SourceInspector;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
@@ -48,11 +49,14 @@ public final class CdcSourceFactory implements SourceFactory {
 
     @Override
     public SourceInspector inspector(RelayConfig config) {
-        return new SlotInspector(config.get(CdcOptions.SLOT_NAME));
+        return new SlotInspector(config.get(CdcOptions.SLOT_NAME), 
+                config.find(InstanceOptions.RELAY_NAME).orElse(InstanceOptions.DEFAULT_RELAY_NAME));
     }
 
     @Override
     public List<Gauge> gauges() {
-        return List.of(SlotInspector.RETAINED_WAL);
+        List<Gauge> gauges = new java.util.ArrayList<>(List.of(SlotInspector.RETAINED_WAL));
+        gauges.addAll(EngineStatistics.GAUGES);
+        return List.copyOf(gauges);
     }
 }

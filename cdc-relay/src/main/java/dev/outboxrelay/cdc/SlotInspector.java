@@ -15,7 +15,8 @@ import java.util.Map;
 
 /**
  * The CDC slot as {@code status} and the daemon's probes show it: active or not, failover, held back by an inactive
- * standby slot, WAL status and invalidation, retained WAL (a gauge).
+ * standby slot, WAL status and invalidation, retained WAL (a gauge); with Debezium's streaming statistics as the
+ * other gauges ({@link EngineStatistics}).
  */
 final class SlotInspector implements SourceInspector {
 
@@ -24,9 +25,11 @@ final class SlotInspector implements SourceInspector {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String slotName;
+    private final EngineStatistics engine;
 
-    SlotInspector(String slotName) {
+    SlotInspector(String slotName, String relayName) {
         this.slotName = slotName;
+        this.engine = new EngineStatistics(relayName);
     }
 
     @Override
@@ -40,7 +43,7 @@ final class SlotInspector implements SourceInspector {
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return new Inspection("slot", null, List.of("slot " + slotName + ": none"), List.of(), null,
-                            Map.of(RETAINED_WAL.name(), Double.NaN));
+                            gauges(Double.NaN));
                 }
                 boolean active = rs.getBoolean(1);
                 String walStatus = rs.getString(2);
@@ -86,9 +89,15 @@ final class SlotInspector implements SourceInspector {
         }
         try {
             return new Inspection("slot", JSON.writeValueAsString(slot), List.of(line), problems, notReady,
-                    Map.of(RETAINED_WAL.name(), retained == null ? Double.NaN : retained.doubleValue()));
+                    gauges(retained == null ? Double.NaN : retained.doubleValue()));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write the slot as JSON", e);
         }
+    }
+
+    private Map<String, Double> gauges(double retainedWal) {
+        Map<String, Double> values = new LinkedHashMap<>(engine.sample());
+        values.put(RETAINED_WAL.name(), retainedWal);
+        return values;
     }
 }

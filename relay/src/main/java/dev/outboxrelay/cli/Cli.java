@@ -183,15 +183,7 @@ final class Cli {
     }
 
     static String version() {
-        try (InputStream in = Cli.class.getResourceAsStream("version.properties")) {
-            Properties p = new Properties();
-            if (in != null) {
-                p.load(in);
-            }
-            return p.getProperty("version", "unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
+        return dev.outboxrelay.daemon.RelayDaemon.version();
     }
 
     /** One subcommand: its options, help and behaviour. */

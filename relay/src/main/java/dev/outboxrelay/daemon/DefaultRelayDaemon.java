@@ -34,7 +34,7 @@ final class DefaultRelayDaemon implements RelayDaemon {
     public synchronized void start() throws Exception {
         lifecycle.move(DaemonState.NEW, DaemonState.STARTING);
         try {
-            RelayMetrics m = new RelayMetrics(settings.relayName(), settings.gauges(),
+            RelayMetrics m = new RelayMetrics(settings.relayName(), settings.mode(), settings.gauges(),
                     () -> runner != null && runner.isActive(), () -> readiness().ok());
             metrics = m;
             Duration probeTimeout = clamp(settings.probeInterval(), Duration.ofSeconds(1), Duration.ofSeconds(5));

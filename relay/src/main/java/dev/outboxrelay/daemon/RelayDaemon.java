@@ -18,6 +18,11 @@ public interface RelayDaemon extends AutoCloseable {
      * @param sources builds a fresh source reporting to the given listener (the daemon's metrics); called
      *                once, or once per leadership term in CDC mode
      */
+    /** The relay's version from the build ({@code unknown} when run from classes without it). */
+    static String version() {
+        return PlatformMetrics.version();
+    }
+
     static RelayDaemon create(DaemonSettings settings, Function<RelayListener, OutboxSource> sources) {
         return new DefaultRelayDaemon(settings, sources);
     }

@@ -36,6 +36,7 @@ public final class RelayMetrics implements RelayListener {
         Duration.ofMinutes(15), Duration.ofHours(1)};
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final PlatformMetrics platform;
     private final Counter failures;
     private final Counter deadLetters;
     private final DistributionSummary batchSize;
@@ -52,13 +53,15 @@ public final class RelayMetrics implements RelayListener {
 
     /**
      * @param relayName value of the {@code relay} tag on every metric
+     * @param mode      {@code poll} or {@code cdc}, a label of {@code outbox_relay_build_info}
      * @param gauges    the source's own gauges ({@link SourceFactory#gauges()})
      * @param active    whether this instance publishes now (the leader gauge)
      * @param ready     whether {@code /health/ready} would answer 200
      */
-    public RelayMetrics(String relayName, List<SourceFactory.Gauge> gauges, BooleanSupplier active,
+    public RelayMetrics(String relayName, String mode, List<SourceFactory.Gauge> gauges, BooleanSupplier active,
                         BooleanSupplier ready) {
         registry.config().commonTags(Tags.of("relay", relayName));
+        platform = new PlatformMetrics(registry, mode);
         failures = Counter.builder("outbox.relay.publish.failures")
                 .description("Failed publish attempts (the row waits or is dead-lettered)").register(registry);
         deadLetters = Counter.builder("outbox.relay.dead.letters")
@@ -146,6 +149,7 @@ public final class RelayMetrics implements RelayListener {
 
     /** Releases the registry. */
     void close() {
+        platform.close();
         registry.close();
     }
 }

@@ -50,7 +50,7 @@ class ProbesHeldBackSlotIT {
         RelayConfig config = ConfigSpec.of(OptionSet.of("status", cdc.statusOptions().toArray(Option<?>[]::new)))
                 .resolve(ConfigSources.builder().flag("slot-name", "outbox_relay").build());
         try (Probes probes = new Probes(connections, OutboxTable.DEFAULT, cdc.inspector(config),
-                new KafkaProbe(kafka, Duration.ofSeconds(2)), new RelayMetrics("heldback", cdc.gauges(), () -> true,
+                new KafkaProbe(kafka, Duration.ofSeconds(2)), new RelayMetrics("heldback", "cdc", cdc.gauges(), () -> true,
                 () -> true), Duration.ofMillis(200))) {
             probes.start();
             await().atMost(WAIT).until(() -> probes.databaseProblem() == null);

@@ -1,5 +1,7 @@
 package dev.outboxrelay.core.publish;
 
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,10 +13,15 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 final class KafkaEventPublisher implements EventPublisher {
 
     private final Producer<byte[], byte[]> producer;
+    private final KafkaClientMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     KafkaEventPublisher(ProducerSettings settings) {
         this.producer = new KafkaProducer<>(settings.producerProperties());
+        // The producer's own metrics (kafka_producer_*) go to Micrometer's global registry, which the daemon's
+        // /metrics registry joins: the producer lives in the source, the registry in the daemon.
+        this.metrics = new KafkaClientMetrics(producer);
+        metrics.bindTo(Metrics.globalRegistry);
     }
 
     @Override
@@ -42,6 +49,7 @@ final class KafkaEventPublisher implements EventPublisher {
     @Override
     public void close(Duration timeout) {
         if (closed.compareAndSet(false, true)) {
+            metrics.close();
             producer.close(timeout);
         }
     }
