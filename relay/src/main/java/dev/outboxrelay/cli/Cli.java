@@ -4,10 +4,10 @@ import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.config.ConfigException;
 import dev.outboxrelay.core.config.ConfigSources;
 import dev.outboxrelay.core.config.ConfigSpec;
+import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
+import dev.outboxrelay.core.config.OptionType;
 import dev.outboxrelay.core.config.RelayConfig;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -113,7 +112,10 @@ final class Cli {
             return usageError(e.problems(), qualifiedName(command));
         }
         boolean verbose = config.get(CliOptions.VERBOSE);
-        Logging.apply(verbose, config.get(CliOptions.LOG_FORMAT));
+        Map<String, String> logFields = new java.util.LinkedHashMap<>();
+        config.find(InstanceOptions.RELAY_NAME).ifPresent(name -> logFields.put("relay", name));
+        config.find(CliOptions.MODE).ifPresent(mode -> logFields.put("mode", OptionType.nameOf(mode)));
+        Logging.apply(verbose, config.get(CliOptions.LOG_FORMAT), logFields);
         try {
             return command.execute(config, out, err);
         } catch (Exception e) {

@@ -34,7 +34,8 @@ public final class CliOptions {
 
     public static final Option<LogFormat> LOG_FORMAT = Option.enumeration("log-format", LogFormat.class)
             .defaultValue("text")
-            .doc("Log format on stderr: text, or json (one object per line: timestamp, level, thread, logger, message).")
+            .doc("Log format on stderr: text, or json (one object per line: ISO-8601 @timestamp, level, thread, logger,"
+                    + " message, relay, mode, topic).")
             .example("json")
             .build();
 

@@ -88,6 +88,9 @@ class SecretsIT {
                 .doesNotContain(dbSecret, SASL_SECRET, "\"n\": 3");
         for (String line : log.lines().toList()) {
             assertThat(line).as("every log line is one JSON object").startsWith("{").endsWith("}");
+            assertThat(line).as("with an ISO-8601 timestamp, the relay and its mode")
+                    .containsPattern("\"@timestamp\":\"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d")
+                    .contains("\"relay\":\"outbox-relay\"", "\"mode\":\"poll\"");
         }
 
         Map<String, String> env = Map.of("RELAY_DB_PASSWORD", dbSecret);

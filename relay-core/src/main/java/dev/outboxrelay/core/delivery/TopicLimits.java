@@ -155,9 +155,9 @@ public interface TopicLimits extends AutoCloseable {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException && !createdOnFirstSend()) {
                     unusableAt.put(topic, nanoClock.getAsLong());
                     if (reported.add(topic)) {
-                        LOG.warn("Topic {} does not exist and the cluster does not create topics on first use:"
-                                + " events routed to it wait, and hold back later events of their keys, until it is"
-                                + " created", topic);
+                        LOG.atWarn().addKeyValue("topic", topic).log("Topic {} does not exist and the cluster"
+                                + " does not create topics on first use: events routed to it wait, and hold back later"
+                                + " events of their keys, until it is created", topic);
                     }
                     return UNUSABLE;
                 }
@@ -173,9 +173,9 @@ public interface TopicLimits extends AutoCloseable {
         public void unusable(String topic, Throwable cause) {
             unusableAt.put(topic, nanoClock.getAsLong());
             if (reported.add(topic)) {
-                LOG.warn("Cannot publish to topic {} ({}): its events wait, and hold back later events of their keys,"
-                        + " retried every {} s; other topics go on", topic, cause.getClass().getSimpleName(),
-                        RETRY_UNUSABLE_SECONDS);
+                LOG.atWarn().addKeyValue("topic", topic).log("Cannot publish to topic {} ({}): its events wait, and"
+                        + " hold back later events of their keys, retried every {} s; other topics go on", topic,
+                        cause.getClass().getSimpleName(), RETRY_UNUSABLE_SECONDS);
             }
         }
 
@@ -189,7 +189,7 @@ public interface TopicLimits extends AutoCloseable {
         @Override
         public void published(String topic) {
             if (!reported.isEmpty() && reported.remove(topic)) {
-                LOG.info("Topic {} is usable again; its events go out", topic);
+                LOG.atInfo().addKeyValue("topic", topic).log("Topic {} is usable again; its events go out", topic);
             }
         }
 
