@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 final class JdbcMigrator implements Migrator {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcMigrator.class);
+    /** SQLSTATE of "permission denied". */
+    private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
     private final MigrationPlan plan;
 
@@ -43,9 +45,9 @@ final class JdbcMigrator implements Migrator {
             st.execute(lockStatement());
             if (!schemaExists(c)) {
                 // Only when missing: CREATE SCHEMA needs a privilege a role using an existing schema may lack.
-                st.execute(createSchemaStatement());
+                execute(st, createSchemaStatement(), "creating schema " + plan.schema());
             }
-            st.execute(createHistoryStatement());
+            execute(st, createHistoryStatement(), "creating the history table " + plan.historyTable());
         }
         Map<Integer, String> applied = appliedChecksums(c);
         int before = applied.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
@@ -66,7 +68,7 @@ final class JdbcMigrator implements Migrator {
             }
             LOG.info("Applying migration {} ({}) to {}", m.version(), m.description(), plan.target());
             try (Statement st = c.createStatement()) {
-                st.execute(m.sql());
+                execute(st, m.sql(), "migration " + m.version() + " (" + m.description() + ")");
             }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + plan.historyTable()
                     + " (target, version, description, checksum) VALUES (?, ?, ?, ?)")) {
@@ -80,6 +82,22 @@ final class JdbcMigrator implements Migrator {
         }
         int after = done.isEmpty() ? before : done.get(done.size() - 1).version();
         return new MigrationResult(before, Math.max(before, after), done);
+    }
+
+    /** Runs {@code sql}; a missing privilege becomes one line naming the step and the grants migrate needs. */
+    private void execute(Statement st, String sql, String step) throws SQLException {
+        try {
+            st.execute(sql);
+        } catch (SQLException e) {
+            if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+                throw e;
+            }
+            String reason = e.getMessage() == null ? "permission denied" : e.getMessage().lines().findFirst()
+                    .orElse("permission denied").replaceFirst("^ERROR: ", "");
+            throw new MigrationException(step + " of " + plan.target() + " failed: " + reason + "; migrate needs"
+                    + " CONNECT and CREATE on the database (CREATE PUBLICATION needs it) and USAGE and CREATE on the"
+                    + " schema, see docs/schema.md, \"Privileges\"", e);
+        }
     }
 
     private boolean schemaExists(Connection c) throws SQLException {

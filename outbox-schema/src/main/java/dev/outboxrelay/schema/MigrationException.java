@@ -8,4 +8,8 @@ public final class MigrationException extends RuntimeException {
     public MigrationException(String message) {
         super(message);
     }
+
+    public MigrationException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

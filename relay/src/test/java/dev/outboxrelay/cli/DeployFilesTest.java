@@ -54,7 +54,9 @@ class DeployFilesTest {
     @Test
     void everyYamlFileParsesIntoDocuments() {
         assertThat(DOCS.keySet()).contains("docker-compose.yml", "kubernetes/deployment.yaml",
-                "kubernetes/configmap.yaml", "kubernetes/secret.yaml", "kubernetes/poddisruptionbudget.yaml");
+                "kubernetes/configmap.yaml", "kubernetes/secret.yaml", "kubernetes/poddisruptionbudget.yaml",
+                "kubernetes/service.yaml", "kubernetes/podmonitor.yaml", "kubernetes/migrate-job.yaml",
+                "kubernetes/kustomization.yaml", "prometheus/alerts.yml");
         DOCS.forEach((file, docs) -> assertThat(docs).as(file).isNotEmpty().allMatch(JsonNode::isObject));
     }
 
@@ -85,6 +87,8 @@ class DeployFilesTest {
             }
         });
         commandLines.add(strings(deploymentContainer().get("args")));
+        commandLines.add(strings(doc("kubernetes/migrate-job.yaml", "spec")
+                .at("/spec/template/spec/containers/0/args")));
         String exec = unit().get("Service").get("ExecStart").get(0);
         commandLines.add(List.of(exec.substring(exec.indexOf("outbox-relay.jar ") + 17).split(" ")));
         String dockerfile = Files.readString(DEPLOY.resolve("Dockerfile"));
@@ -92,7 +96,7 @@ class DeployFilesTest {
         assertThat(cmd.find()).isTrue();
         commandLines.add(List.of(cmd.group(1).replace("\"", "").split(",\\s*")));
 
-        assertThat(commandLines).hasSizeGreaterThanOrEqualTo(5);
+        assertThat(commandLines).hasSizeGreaterThanOrEqualTo(6);
         for (List<String> line : commandLines) {
             Cli.Command command = cli.commands().stream().filter(c -> c.name().equals(line.get(0))).findFirst()
                     .orElseThrow(() -> new AssertionError("not a relay command: " + line));
@@ -186,7 +190,8 @@ class DeployFilesTest {
                 "EnvironmentFile", "/etc/outbox-relay/outbox-relay.env");
         expected.forEach((k, v) -> assertThat(service.get(k)).as(k).containsExactly(v));
         assertThat(service.get("LoadCredential")).containsExactly("db-password:/etc/outbox-relay/db-password");
-        assertThat(service.get("ExecStart").get(0)).endsWith("outbox-relay.jar run --db-password-file=%d/db-password");
+        assertThat(service.get("ExecStart").get(0)).endsWith("outbox-relay.jar run --db-password-file=%d/db-password")
+                .contains("-XX:+ExitOnOutOfMemoryError");
         assertThat(service).doesNotContainKey("MemoryDenyWriteExecute"); // the JIT needs it off
         assertThat(unit.get("Install").get("WantedBy")).containsExactly("multi-user.target");
 
@@ -248,5 +253,49 @@ class DeployFilesTest {
             }
         }
         return sections;
+    }
+
+    @Test
+    void kubernetesKitIsCompleteAndDrainsAreNotBlockedByAnOutage() throws IOException {
+        JsonNode kustomization = doc("kubernetes/kustomization.yaml", "resources");
+        Set<String> listed = new TreeSet<>(strings(kustomization.get("resources")));
+        Set<String> files = new TreeSet<>();
+        try (Stream<Path> dir = Files.list(DEPLOY.resolve("kubernetes"))) {
+            dir.map(f -> f.getFileName().toString()).filter(n -> !n.equals("kustomization.yaml")).forEach(files::add);
+        }
+        assertThat(listed).as("kustomization.yaml lists every manifest").isEqualTo(files);
+
+        JsonNode labels = doc("kubernetes/deployment.yaml", "spec").at("/spec/template/metadata/labels");
+        JsonNode service = doc("kubernetes/service.yaml", "spec");
+        assertThat(service.at("/spec/selector")).isEqualTo(labels);
+        assertThat(service.at("/spec/ports/0/targetPort").asText()).isEqualTo("http");
+        JsonNode monitor = doc("kubernetes/podmonitor.yaml", "spec");
+        assertThat(monitor.at("/spec/selector/matchLabels")).isEqualTo(labels);
+        assertThat(monitor.at("/spec/podMetricsEndpoints/0/port").asText()).isEqualTo("http");
+        assertThat(monitor.at("/spec/podMetricsEndpoints/0/path").asText()).isEqualTo("/metrics");
+
+        JsonNode job = doc("kubernetes/migrate-job.yaml", "spec");
+        assertThat(job.get("kind").asText()).isEqualTo("Job");
+        JsonNode migrate = job.at("/spec/template/spec/containers/0");
+        assertThat(strings(migrate.get("args"))).containsExactly("migrate");
+        assertThat(migrate.at("/envFrom/0/configMapRef/name")).isEqualTo(deploymentContainer()
+                .at("/envFrom/0/configMapRef/name"));
+        assertThat(job.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean()).isTrue();
+
+        assertThat(doc("kubernetes/poddisruptionbudget.yaml", "spec").at("/spec/unhealthyPodEvictionPolicy")
+                .asText()).as("a drain may evict unready pods (both are unready while Kafka is down)")
+                .isEqualTo("AlwaysAllow");
+    }
+
+    @Test
+    void imageExitsOnOutOfMemoryTakesJvmOptionsAndBuildsFromASmallContext() throws IOException {
+        String dockerfile = Files.readString(DEPLOY.resolve("Dockerfile"));
+        assertThat(dockerfile).contains("ENV JDK_JAVA_OPTIONS=\"-Xmx256m",
+                "ENTRYPOINT [\"java\", \"-XX:+ExitOnOutOfMemoryError\"").doesNotContain("ENTRYPOINT [\"java\", \"-Xmx");
+        Path root = DEPLOY.getParent();
+        assertThat(Files.readAllLines(root.resolve(".dockerignore"))).contains("**", "!relay/target/outbox-relay.jar");
+        assertThat(Files.readString(root.resolve("LICENSE"))).contains("Apache License", "Version 2.0, January 2004");
+        assertThat(doc("docker-compose.yml", "services").at("/services/postgres/ports").isMissingNode())
+                .as("no host port that clashes with a local PostgreSQL").isTrue();
     }
 }
