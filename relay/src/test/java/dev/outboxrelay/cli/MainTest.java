@@ -97,6 +97,24 @@ class MainTest {
     }
 
     @Test
+    void badKafkaSettingsExitTwoBeforeAnythingIsContacted() throws IOException {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        // No --dry-run, and nothing listens at the URL: exit 2 (not 1) proves nothing was contacted.
+        CliRun r = CliRun.of("run", "--mode", "cdc", "--db-url", "jdbc:postgresql://localhost:" + closedPort + "/app",
+                "--db-user", "relay", "--kafka-bootstrap", "localhost:" + closedPort, "--kafka.lingr.ms=5",
+                "--kafka.compression.type=bogus", "--kafka.partitioner.class=org.apache.kafka.clients.producer"
+                        + ".RoundRobinPartitioner");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--kafka.lingr.ms is not a Kafka producer setting; did you mean kafka.linger.ms?",
+                "--kafka.compression.type: invalid value 'bogus'",
+                "--kafka.partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner may ignore keys");
+        assertThat(r.err()).doesNotContain("cannot connect");
+    }
+
+    @Test
     void aBooleanFlagNeverTakesTheNextArgumentAsItsValue() {
         CliRun r = CliRun.of(with(RUN_REQUIRED, "--dry-run", "--btach-size=10"));
         assertThat(r.exitCode()).isEqualTo(2);
