@@ -8,6 +8,7 @@ import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.RelayConfig;
+import dev.outboxrelay.core.publish.ProducerSettings;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -43,17 +44,21 @@ public final class FactoryRelays {
         all.put("table", env.table());
         all.put("kafka-bootstrap", env.kafkaBootstrap());
         all.putAll(flags);
-        ConfigSources.Builder sources = ConfigSources.builder()
-                .environment(Map.of("RELAY_DB_PASSWORD", env.relayPassword()));
+        Map<String, String> environment = new LinkedHashMap<>(Map.of("RELAY_DB_PASSWORD", env.relayPassword()));
+        ConfigSources.Builder sources = ConfigSources.builder();
         all.forEach((name, value) -> {
-            if (name.startsWith("kafka.")) {
-                sources.passthroughFlag("kafka", name.substring("kafka.".length()), value);
+            String property = name.startsWith("kafka.") ? name.substring("kafka.".length()) : null;
+            if (property != null && ProducerSettings.isSecret(property)) {
+                // As in production: the relay refuses secrets on the command line.
+                environment.put(KafkaOptions.KAFKA.envVarOf(property), value);
+            } else if (property != null) {
+                sources.passthroughFlag("kafka", property, value);
             } else {
                 sources.flag(name, value);
             }
         });
         return ConfigSpec.of(DatabaseOptions.CONNECTION, KafkaOptions.SET, factory.options())
-                .resolve(sources.build());
+                .resolve(sources.environment(environment).build());
     }
 
     /** Builds and starts the source of {@code mode} from {@link #config}; the handle closes it. */
