@@ -25,6 +25,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -79,6 +80,7 @@ final class DebeziumCdcSource implements OutboxSource {
     /** Completes when the current engine's completion callback ran. */
     private volatile CompletableFuture<Void> engineDone = CompletableFuture.completedFuture(null);
     private Thread supervisor;
+    private volatile Throwable failure;
     private volatile DeliveryPipeline pipeline;
 
     DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, TopicLimits topics,
@@ -134,7 +136,31 @@ final class DebeziumCdcSource implements OutboxSource {
         }
     }
 
+    @Override
+    public Optional<Throwable> failure() {
+        DeliveryPipeline p = pipeline;
+        return failure != null ? Optional.of(failure) : p == null ? Optional.empty() : p.failure();
+    }
+
     private void supervise() {
+        try {
+            superviseEngines();
+        } catch (Error e) {
+            fatal(e);
+        }
+    }
+
+    /** Never linger half-alive: the daemon sees failure() and stops the process, so a standby takes over. */
+    private synchronized void fatal(Throwable e) {
+        if (failure != null) {
+            return;
+        }
+        failure = e;
+        LOG.error("The CDC source died; the relay stops", e);
+        firstStart.completeExceptionally(e);
+    }
+
+    private void superviseEngines() {
         Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), MAX_BACKOFF);
         while (!closed) {
             long delay = backoff.nextDelayMillis();
@@ -144,6 +170,9 @@ final class DebeziumCdcSource implements OutboxSource {
                 backoff.reset();
                 delay = backoff.nextDelayMillis();
                 runEngine(rescanned, startLsn);
+                if (failure != null) {
+                    return;
+                }
                 if (!closed) {
                     LOG.error("Debezium engine stopped unexpectedly; restarting the CDC source in {} ms", delay);
                 }
@@ -226,7 +255,14 @@ final class DebeziumCdcSource implements OutboxSource {
                 rescanned, startLsn);
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(EngineProperties.build(settings, database))
-                .notifying(handler)
+                .notifying((records, committer) -> {
+                    try {
+                        handler.handleBatch(records, committer);
+                    } catch (Error err) {
+                        fatal(err); // whatever the engine then does with it, the relay stops
+                        throw err;
+                    }
+                })
                 .using(new DebeziumEngine.ConnectorCallback() {
                     @Override
                     public void pollingStarted() {
@@ -238,7 +274,10 @@ final class DebeziumCdcSource implements OutboxSource {
                 })
                 .using((success, message, error) -> {
                     streaming = false;
-                    if (!success && !closed) {
+                    Throwable jvmError = error == null ? null : rootError(error);
+                    if (jvmError != null && !closed) {
+                        fatal(jvmError);
+                    } else if (!success && !closed) {
                         LOG.error("Debezium engine failed: {}", message, error);
                         listener.outage("debezium", error);
                     }
@@ -262,6 +301,16 @@ final class DebeziumCdcSource implements OutboxSource {
         } finally {
             handler.closeConnection();
         }
+    }
+
+    /** The {@link Error} in {@code t}'s cause chain, if any: an engine stopped by one must not be restarted. */
+    private static Throwable rootError(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof Error) {
+                return c;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +73,7 @@ final class JdbcPollingSource implements PollingSource {
     private volatile boolean active;
     private volatile boolean databaseDown;
     /** The current leadership term's pipeline, or null as a standby. */
+    private volatile Throwable failure;
     private volatile DeliveryPipeline pipeline;
     private String sessionProblem;
     private EventPublisher publisher;
@@ -125,7 +127,23 @@ final class JdbcPollingSource implements PollingSource {
                 && (p == null || (p.isRunning() && !p.inOutage()));
     }
 
+    @Override
+    public Optional<Throwable> failure() {
+        DeliveryPipeline p = pipeline;
+        return failure != null ? Optional.of(failure) : p == null ? Optional.empty() : p.failure();
+    }
+
     private void run() {
+        try {
+            relay();
+        } catch (Error e) {
+            // Never linger half-alive: the daemon sees failure() and stops the process; the lock session is closed.
+            failure = e;
+            LOG.error("The poll worker died; the relay stops", e);
+        }
+    }
+
+    private void relay() {
         while (!stopping) {
             try (Connection c = connections.open()) {
                 c.setAutoCommit(true);

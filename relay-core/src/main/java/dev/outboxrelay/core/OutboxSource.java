@@ -21,6 +21,15 @@ public interface OutboxSource extends AutoCloseable {
     }
 
     /**
+     * Why the source stopped working for good on its own: a worker thread died of an {@link Error} or a bug. The
+     * daemon then stops the process with a non-zero exit (releasing the table's relay lock, so a standby takes
+     * over) instead of lingering half-alive. Empty while it works, and after an orderly {@link #close()}.
+     */
+    default java.util.Optional<Throwable> failure() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Stops taking new work, waits for the in-flight batch to be acknowledged and marked, flushes and closes
      * the producer. Idempotent; safe to call from a shutdown hook.
      */

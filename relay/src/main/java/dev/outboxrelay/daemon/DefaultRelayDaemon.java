@@ -21,6 +21,7 @@ final class DefaultRelayDaemon implements RelayDaemon {
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private volatile Throwable failure;
     private volatile RelayMetrics metrics;
+    private volatile Watchdog watchdog;
     private volatile Probes probes;
     private volatile HttpEndpoints http;
     private volatile SourceRunner runner;
@@ -53,6 +54,7 @@ final class DefaultRelayDaemon implements RelayDaemon {
                             () -> sources.apply(m), settings.standbyInterval(), this::fail)
                     : SourceRunner.direct(() -> sources.apply(m));
             runner.start();
+            watchdog = Watchdog.start(runner::failure, this::fail);
             lifecycle.move(DaemonState.STARTING, DaemonState.RUNNING);
             LOG.info("Relay '{}' running in {} mode{}", settings.relayName(), settings.mode(),
                     daemonLocks ? " (one active relay per table, standbys check every "
@@ -78,10 +80,16 @@ final class DefaultRelayDaemon implements RelayDaemon {
         stopRequested.countDown();
     }
 
-    /** A fatal error from a background thread (CDC setup a human must fix): ends the daemon with exit 1. */
+    /**
+     * A fatal error from a background thread (CDC setup a human must fix, a dead source, an {@link Error} in any
+     * thread): ends the daemon with exit 1, so the orchestrator restarts it and a standby takes over.
+     */
     private void fail(Throwable t) {
+        if (failure != null) {
+            return;
+        }
         failure = t;
-        LOG.error("Stopping the relay: {}", t.getMessage());
+        LOG.error("Stopping the relay: {}", t.toString());
         stopRequested.countDown();
     }
 
@@ -103,7 +111,8 @@ final class DefaultRelayDaemon implements RelayDaemon {
 
     private HttpEndpoints.Answer liveness() {
         DaemonState s = state();
-        boolean live = s == DaemonState.STARTING || s == DaemonState.RUNNING || s == DaemonState.STOPPING;
+        boolean live = (s == DaemonState.STARTING || s == DaemonState.RUNNING || s == DaemonState.STOPPING)
+                && failure == null;
         return HttpEndpoints.Answer.json(live, "{\"status\":" + Json.quote(live ? "live" : "dead")
                 + ",\"state\":" + Json.quote(s.name()) + "}\n");
     }
@@ -143,7 +152,9 @@ final class DefaultRelayDaemon implements RelayDaemon {
             // Stopped (or failed) before: stop() is idempotent and reports how that ended.
             return state() == DaemonState.STOPPED;
         }
-        Duration timeout = settings.shutdownTimeout();
+        // A dead source has nothing left to drain: do not keep the lock (and a standby waiting) for long.
+        Duration timeout = failure == null ? settings.shutdownTimeout()
+                : clamp(settings.shutdownTimeout(), Duration.ZERO, Duration.ofSeconds(5));
         LOG.info("Stopping: taking no new work, finishing the in-flight batch (at most {} s)", timeout.toSeconds());
         boolean drained = closeAll(timeout);
         if (!drained) {
@@ -159,6 +170,9 @@ final class DefaultRelayDaemon implements RelayDaemon {
     /** Closes the source within {@code timeout} (on its own thread so the wait is bounded), then the rest. */
     private boolean closeAll(Duration timeout) {
         boolean drained = true;
+        if (watchdog != null) {
+            watchdog.close();
+        }
         SourceRunner r = runner;
         if (r != null) {
             Thread drain = new Thread(r::close, "outbox-relay-drain");

@@ -114,6 +114,12 @@ final class LeaderElectedRunner implements SourceRunner {
     }
 
     @Override
+    public java.util.Optional<Throwable> failure() {
+        OutboxSource s = source;
+        return s == null ? java.util.Optional.empty() : s.failure();
+    }
+
+    @Override
     public boolean isHealthy() {
         OutboxSource s = source;
         return s == null ? lockReachable : s.isHealthy();

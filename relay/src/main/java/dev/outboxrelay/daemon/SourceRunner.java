@@ -30,6 +30,9 @@ interface SourceRunner extends AutoCloseable {
     /** True while running normally: an active source without outage, or a standby ready to take over. */
     boolean isHealthy();
 
+    /** Why the running source stopped working for good ({@link OutboxSource#failure()}); empty otherwise. */
+    java.util.Optional<Throwable> failure();
+
     /** Stops taking new work, finishes and marks the in-flight batch, releases leadership last. Idempotent. */
     @Override
     void close();

@@ -50,9 +50,29 @@ final class RelayProcess implements AutoCloseable {
     /** {@code run} as {@code user}; the password (environment or file) comes from {@code env} and {@code extra}. */
     static RelayProcess runAs(String name, String jdbcUrl, String user, TestKafka kafka, Map<String, String> env,
                               String... extra) throws IOException {
+        return runAs(List.of("-jar", JAR.toString()), name, jdbcUrl, user, kafka, env, extra);
+    }
+
+    /**
+     * {@code run} of the jar with this module's test classes on the class path too (e.g. a Kafka producer
+     * interceptor that injects a fault) and extra JVM options such as {@code -Dname=value}.
+     */
+    static RelayProcess runWithTestClasses(List<String> jvmOptions, String name, TestDatabase db, TestKafka kafka,
+                                           String... extra) throws IOException {
+        List<String> launch = new ArrayList<>(jvmOptions);
+        launch.addAll(List.of("-cp", JAR + java.io.File.pathSeparator + Path.of("target", "test-classes"),
+                "dev.outboxrelay.cli.Main"));
+        return runAs(launch, name, db.jdbcUrl(), db.relayUser(), kafka,
+                Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
+    }
+
+    private static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, TestKafka kafka,
+                                      Map<String, String> env, String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-jar", JAR.toString(), "run", "--db-url", jdbcUrl, "--db-user", user,
+                "-Xmx384m"));
+        cmd.addAll(launch);
+        cmd.addAll(List.of("run", "--db-url", jdbcUrl, "--db-user", user,
                 "--kafka-bootstrap", kafka.bootstrapServers(), "--http-host", "127.0.0.1",
                 "--http-port", String.valueOf(port), "--probe-interval", "500ms"));
         cmd.addAll(List.of(extra));

@@ -114,6 +114,9 @@ public interface DeliveryPipeline extends AutoCloseable {
     /** False once closed, or once the settling thread stopped on a bug (the source must stop publishing). */
     boolean isRunning();
 
+    /** What stopped the settling thread by itself (a bug, an {@link Error}); empty while running or after close. */
+    java.util.Optional<Throwable> failure();
+
     /** Stops settling; batches not settled yet are abandoned: never marked, their callbacks never run. Idempotent. */
     @Override
     void close();

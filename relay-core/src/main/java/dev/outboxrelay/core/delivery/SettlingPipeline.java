@@ -39,6 +39,7 @@ final class SettlingPipeline implements DeliveryPipeline {
     private final Thread thread;
     /** Guarded by this. */
     private boolean closed;
+    private volatile Throwable failure;
 
     SettlingPipeline(Sender sender, Settler settler, int maxEvents, String threadName) {
         this.sender = sender;
@@ -96,6 +97,11 @@ final class SettlingPipeline implements DeliveryPipeline {
     @Override
     public boolean inOutage() {
         return settler.inOutage();
+    }
+
+    @Override
+    public java.util.Optional<Throwable> failure() {
+        return java.util.Optional.ofNullable(failure);
     }
 
     @Override
@@ -171,9 +177,11 @@ final class SettlingPipeline implements DeliveryPipeline {
             }
         } catch (InterruptedException e) {
             LOG.debug("Settling stopped with {} batch(es) unsettled", unsettled());
-        } catch (RuntimeException e) {
-            // A bug, not an outage: stop publishing rather than move a position past unsettled events.
-            LOG.error("Settling published events failed; the source stops publishing (restart the relay)", e);
+        } catch (RuntimeException | Error e) {
+            // A bug or a JVM error, not an outage: stop publishing rather than move a position past unsettled
+            // events; the daemon sees failure() and stops the process so that a standby takes over.
+            failure = e;
+            LOG.error("Settling published events failed; the source stops publishing and the relay exits", e);
         } finally {
             synchronized (this) {
                 closed = true;
