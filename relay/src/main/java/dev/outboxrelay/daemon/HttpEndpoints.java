@@ -28,11 +28,16 @@ final class HttpEndpoints implements AutoCloseable {
         }
     }
 
+    static final int THREADS = 8;
+    static final int MAX_REQUEST_SECONDS = 5;
+    static final int MAX_RESPONSE_SECONDS = 10;
+
     private final HttpServer server;
     private final ExecutorService executor;
 
     HttpEndpoints(String host, int port, Supplier<Answer> live, Supplier<Answer> ready, Supplier<String> metrics)
             throws IOException {
+        limitRequestTimes();
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 16);
         } catch (java.net.BindException e) {
@@ -45,12 +50,28 @@ final class HttpEndpoints implements AutoCloseable {
                 () -> new Answer(200, PROMETHEUS_TYPE, metrics.get())));
         server.createContext("/", ex -> send(ex, new Answer(404, "text/plain; charset=utf-8",
                 "not found: try /health/live, /health/ready or /metrics\n")));
-        executor = Executors.newFixedThreadPool(2, r -> {
+        // The JDK server reads each request on an executor thread: enough threads that a few slow or stalled
+        // clients leave the probes one, and a bounded number of them.
+        executor = Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "outbox-relay-http");
             t.setDaemon(true);
             return t;
         });
         server.setExecutor(executor);
+    }
+
+    /**
+     * The JDK server's own limits ({@code sun.net.httpserver.*}, read once per JVM): a client must send its request
+     * within {@value #MAX_REQUEST_SECONDS} s and read the answer within {@value #MAX_RESPONSE_SECONDS} s, or its
+     * connection is closed, so a stalled client holds a thread that long at most. Settings given with -D win.
+     */
+    private static void limitRequestTimes() {
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(MAX_REQUEST_SECONDS));
+        }
+        if (System.getProperty("sun.net.httpserver.maxRspTime") == null) {
+            System.setProperty("sun.net.httpserver.maxRspTime", Integer.toString(MAX_RESPONSE_SECONDS));
+        }
     }
 
     void start() {

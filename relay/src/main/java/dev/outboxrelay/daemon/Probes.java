@@ -87,6 +87,7 @@ final class Probes implements AutoCloseable {
 
     private void probeDatabase() {
         String problem;
+        String detail = null;
         try {
             if (connection == null || connection.isClosed()) {
                 connection = database.open();
@@ -110,12 +111,14 @@ final class Probes implements AutoCloseable {
             problem = source.notReady();
         } catch (SQLException e) {
             closeConnection();
+            // /health/ready says what is wrong, not where: hosts, ports and server messages go to the log only.
             problem = OutboxStats.schemaOutdated(e)
                     ? "the outbox table " + table + " is not at the current schema version: run migrate"
-                    : "unreachable (" + e.getMessage() + ")";
+                    : "unreachable";
+            detail = e.getMessage();
         }
         if (problem != null && !problem.equals(databaseProblem)) {
-            LOG.warn("Database probe failed: {}; not ready", problem);
+            LOG.warn("Database probe failed: {}{}; not ready", problem, detail == null ? "" : " (" + detail + ")");
             databaseWarned = true;
         } else if (problem == null && databaseWarned) {
             LOG.info("Database reachable again");

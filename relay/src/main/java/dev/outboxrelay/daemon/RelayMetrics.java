@@ -25,6 +25,9 @@ import java.util.function.BooleanSupplier;
  */
 public final class RelayMetrics implements RelayListener {
 
+    /** Distinct {@code topic} label values before further topics are counted as {@value #OTHER_TOPICS}. */
+    static final int MAX_TOPIC_LABELS = 200;
+    static final String OTHER_TOPICS = "_other";
     private static final double[] BATCH_BUCKETS = {1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000};
     private static final Duration[] LATENCY_BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10),
         Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
@@ -118,8 +121,14 @@ public final class RelayMetrics implements RelayListener {
 
     @Override
     public void published(String topic, Instant createdAt) {
-        publishedByTopic.computeIfAbsent(topic, t -> registry.counter("outbox.relay.events.published", "topic", t))
-                .increment();
+        Counter c = publishedByTopic.get(topic);
+        if (c == null) {
+            // Topics may come from the data (${aggregateType}): past MAX_TOPIC_LABELS they share one series.
+            String label = publishedByTopic.size() < MAX_TOPIC_LABELS ? topic : OTHER_TOPICS;
+            c = publishedByTopic.computeIfAbsent(topic,
+                    t -> registry.counter("outbox.relay.events.published", "topic", label));
+        }
+        c.increment();
         if (createdAt != null) {
             Duration d = Duration.between(createdAt, Instant.now());
             lag.record(d.isNegative() ? Duration.ZERO : d);
