@@ -52,7 +52,8 @@ public final class CdcOptions {
 
     /** {@code --debezium.<property>=value}: Debezium connector/engine tuning. */
     public static final Passthrough DEBEZIUM = new Passthrough("debezium",
-            "Debezium PostgreSQL connector or engine property (slot, publication, offsets and snapshot are fixed).",
+            "Debezium tuning (queue and batch sizes, poll cadence, retry delays; see docs/cdc-mode.md); settings that"
+                    + " could change what is published or skipped are refused.",
             "--debezium.max.batch.size=4096", null);
 
     /** The CDC source's options. */

@@ -12,7 +12,6 @@ import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
-import dev.outboxrelay.core.route.EventRouter;
 import java.util.List;
 
 /** Plugs the CDC source into {@code run --mode cdc} (registered through {@link java.util.ServiceLoader}). */
@@ -32,7 +31,7 @@ public final class CdcSourceFactory implements SourceFactory {
     public OutboxSource create(RelayConfig config, RelayListener listener) {
         ProducerSettings producer = KafkaOptions.producerSettings(config);
         return CdcSource.create(CdcOptions.settings(config),
-                EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)), EventPublisher.kafka(producer),
+                KafkaOptions.router(config), EventPublisher.kafka(producer),
                 TopicLimits.kafka(producer.producerProperties()), listener);
     }
 

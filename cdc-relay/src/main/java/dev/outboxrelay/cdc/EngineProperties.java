@@ -48,22 +48,46 @@ final class EngineProperties {
         throw new IllegalArgumentException("debezium.max.batch.size must be a positive integer, was '" + value + "'");
     }
 
-    /** @throws IllegalArgumentException naming every passthrough key the relay owns */
+    /**
+     * Debezium settings a user may tune: only ones that cannot change what is published, skipped or masked, nor
+     * stop retrying (queue and batch sizes, poll and status cadence, retry delays, statistics). An allow-list:
+     * Debezium has hundreds of settings, and settings such as {@code column.mask.with.*},
+     * {@code skipped.operations} or {@code errors.max.retries} would silently publish masked payloads, move the
+     * slot past inserts or give up.
+     */
+    static final Set<String> TUNABLE = Set.of("max.batch.size", "max.queue.size", "max.queue.size.in.bytes",
+            "poll.interval.ms", "status.update.interval.ms", "errors.retry.delay.initial.ms",
+            "errors.retry.delay.max.ms", "retriable.restart.connector.wait.ms", "offset.flush.timeout.ms",
+            "slot.max.retries", "slot.retry.delay.ms", "xmin.fetch.interval.ms", "statistics.metrics.enabled");
+
+    /** @throws IllegalArgumentException naming every passthrough key that is not {@link #TUNABLE} */
     static void checkPassthrough(Map<String, String> debezium) {
         String batch = debezium.get("max.batch.size");
         if (batch != null && !batch.trim().matches("[1-9][0-9]{0,8}")) {
             throw new IllegalArgumentException("debezium.max.batch.size must be a positive integer, was '" + batch
                     + "'");
         }
+        List<String> owned = new ArrayList<>();
         List<String> refused = new ArrayList<>();
-        for (String key : debezium.keySet()) {
+        for (String key : new java.util.TreeSet<>(debezium.keySet())) {
             if (OWNED.contains(key) || key.startsWith("database.") || key.startsWith("transforms.")) {
+                owned.add("debezium." + key);
+            } else if (!TUNABLE.contains(key)) {
                 refused.add("debezium." + key);
             }
         }
-        if (!refused.isEmpty()) {
-            throw new IllegalArgumentException(String.join(", ", refused) + (refused.size() == 1 ? " is" : " are")
+        List<String> problems = new ArrayList<>();
+        if (!owned.isEmpty()) {
+            problems.add(String.join(", ", owned) + (owned.size() == 1 ? " is" : " are")
                     + " set by the relay and cannot be overridden (use the relay's own options)");
+        }
+        if (!refused.isEmpty()) {
+            problems.add(String.join(", ", refused) + (refused.size() == 1 ? " is" : " are")
+                    + " not among the Debezium settings the relay lets you tune, which cannot change what is"
+                    + " published: " + String.join(", ", new java.util.TreeSet<>(TUNABLE)));
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
         }
     }
 

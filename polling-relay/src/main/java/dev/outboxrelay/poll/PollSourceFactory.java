@@ -9,7 +9,6 @@ import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.RelayConfig;
-import dev.outboxrelay.core.route.EventRouter;
 
 /** Plugs the poll source into {@code run --mode poll} (registered through {@link java.util.ServiceLoader}). */
 public final class PollSourceFactory implements SourceFactory {
@@ -27,7 +26,7 @@ public final class PollSourceFactory implements SourceFactory {
     @Override
     public OutboxSource create(RelayConfig config, RelayListener listener) {
         return PollingSource.create(settings(config), ConnectionFactory.fromConfig(config),
-                EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
+                KafkaOptions.router(config),
                 KafkaOptions.producerSettings(config), listener);
     }
 

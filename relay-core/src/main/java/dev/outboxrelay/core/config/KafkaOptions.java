@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /** Options of the shared pipeline both sources run: routing, the Kafka producer, acknowledgement. */
 public final class KafkaOptions {
@@ -26,6 +29,14 @@ public final class KafkaOptions {
             .defaultValue("outbox.event.${aggregateType}")
             .doc("Topic name for each event; placeholders ${aggregateType} and ${eventType}.")
             .example("${aggregateType}.events")
+            .build();
+
+    public static final Option<Pattern> TOPIC_ALLOW = Option.builder("topic-allow",
+                    OptionType.custom("regex", KafkaOptions::topicAllow))
+            .doc("Only topics matching this regular expression (whole name) may be published to; an event the"
+                    + " template routes elsewhere is dead-lettered with the reason. The dead-letter topic is never a"
+                    + " routing target.")
+            .example("outbox\\.event\\.(Order|Invoice)")
             .build();
 
     public static final Option<OnPublish> ON_PUBLISH = Option.enumeration("on-publish", OnPublish.class)
@@ -84,7 +95,7 @@ public final class KafkaOptions {
 
     /** The pipeline's options, the same in every mode, and the delivery check. */
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
-            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
+            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)
@@ -109,6 +120,20 @@ public final class KafkaOptions {
         } catch (WeakDeliveryException e) {
             e.problems().forEach(p -> problems.add("--" + p));
         }
+    }
+
+    private static Pattern topicAllow(String regex) {
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("not a regular expression: " + e.getDescription());
+        }
+    }
+
+    /** The router of a validated config: the template, the allowed topics, never the dead-letter topic. */
+    public static EventRouter router(RelayConfig config) {
+        return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
+                config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()));
     }
 
     /** The producer settings, already validated by the spec. */

@@ -2,6 +2,8 @@ package dev.outboxrelay.core.route;
 
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
+import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
@@ -30,7 +32,16 @@ public interface EventRouter {
      *                                  text holds characters Kafka does not allow in topic names
      */
     static EventRouter topicTemplate(String template) {
-        return new TemplateEventRouter(TopicTemplate.parse(template));
+        return new TemplateEventRouter(TopicTemplate.parse(template), null, Set.of());
+    }
+
+    /**
+     * Like {@link #topicTemplate(String)}, but an event whose topic does not match {@code allowed} (null: any), or
+     * is one of {@code forbidden} (the dead-letter topic), is malformed: the data must not choose any topic the
+     * relay may write to.
+     */
+    static EventRouter topicTemplate(String template, Pattern allowed, Set<String> forbidden) {
+        return new TemplateEventRouter(TopicTemplate.parse(template), allowed, Set.copyOf(forbidden));
     }
 
     /**

@@ -72,6 +72,31 @@ class EventRouterTest {
     }
 
     @Test
+    void reservedHeaderNamesAreMatchedWhateverTheirCase() {
+        EventRouter router = EventRouter.topicTemplate("t");
+        for (String name : List.of("ID", "Type", "Aggregate_Type")) {
+            assertThatThrownBy(() -> router.route(event("Order", "{}", Map.of(name, "spoofed"))))
+                    .as(name).isInstanceOf(MalformedEventException.class)
+                    .hasMessage("header '" + name + "' is reserved by the relay; rename it in the row's headers column");
+        }
+    }
+
+    @Test
+    void theDataCannotRouteOutsideTheAllowListOrToTheDeadLetterTopic() throws Exception {
+        EventRouter router = EventRouter.topicTemplate("${aggregateType}",
+                java.util.regex.Pattern.compile("outbox\\.event\\..*|dlq"), java.util.Set.of("dlq"));
+        assertThat(router.route(event("outbox.event.Order", "{}", Map.of())).topic()).isEqualTo("outbox.event.Order");
+        assertThatThrownBy(() -> router.route(event("billing.internal", "{}", Map.of())))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage("topic template '${aggregateType}' routes this event outside --topic-allow"
+                        + " 'outbox\\.event\\..*|dlq'");
+        assertThatThrownBy(() -> router.route(event("dlq", "{}", Map.of())))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage("topic template '${aggregateType}' routes this event to the dead-letter topic, which only"
+                        + " the relay writes to");
+    }
+
+    @Test
     void badTemplatesAreRefusedUpFront() {
         assertThatThrownBy(() -> EventRouter.topicTemplate("x.${aggregate}"))
                 .hasMessage("topic template 'x.${aggregate}' has unknown placeholder ${aggregate}:"

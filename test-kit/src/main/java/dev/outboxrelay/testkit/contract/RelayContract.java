@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -306,6 +307,21 @@ public abstract class RelayContract {
         }
         checks.assertDelivered(topic, load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
+    }
+
+    @Test
+    final void anEventRoutedOutsideTheTopicAllowListIsDeadLetteredWithItsReason() throws Exception {
+        String base = prefix + ".";
+        Row allowed = Row.of("Allowed", "a", 1);
+        Row elsewhere = Row.of("Elsewhere", "e", 1);
+        Row intoTheDeadLetters = Row.of("Allowed-dead", "d", 1);
+        writer.insert(List.of(allowed, elsewhere, intoTheDeadLetters));
+        // The template lets the data pick the topic; the allow-list and the dead-letter topic bound that.
+        relay(Map.of(TOPIC_TEMPLATE, base + "${aggregateType}", "topic-allow", Pattern.quote(base) + "Allowed.*",
+                DEAD_LETTER_TOPIC, base + "Allowed-dead", MAX_ATTEMPTS, "1"));
+        checks.assertDelivered(base + "Allowed", List.of(allowed.id().toString()));
+        checks.awaitDeadLettered(elsewhere.id(), "outside --topic-allow", 1);
+        checks.awaitDeadLettered(intoTheDeadLetters.id(), "dead-letter topic, which only the relay writes to", 1);
     }
 
     @Test
