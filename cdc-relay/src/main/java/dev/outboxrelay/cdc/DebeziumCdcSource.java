@@ -204,6 +204,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private long prepareAndRescan(Set<UUID> rescanned) throws SQLException, IOException, InterruptedException {
         SlotManager.SlotState state;
         try (Connection c = database.open()) {
+            slots.checkAccess(c);
             boolean offsetsExist = offsetsExist();
             state = slots.prepare(c, offsetsExist);
             drainer.parkDeadLetteredKeys(c);

@@ -42,6 +42,7 @@ final class SlotManager {
     private final String publication;
     private final boolean failover;
     private final boolean onPublishDelete;
+    private final boolean offsetsInTable;
     private final Database database;
 
     SlotManager(CdcSettings settings, Database database) {
@@ -50,13 +51,19 @@ final class SlotManager {
         this.publication = settings.publication();
         this.failover = settings.slotFailover();
         this.onPublishDelete = settings.onPublish() == Acknowledger.OnPublish.DELETE;
+        this.offsetsInTable = settings.offsetStore() == CdcSettings.OffsetStore.DB;
         this.database = database;
     }
 
-    SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
+    /** What the role and server must allow, checked before anything else reads the tables. */
+    void checkAccess(Connection c) throws SQLException {
         checkNotAStandby(c);
         checkReplicationAttribute(c);
         checkTablePrivileges(c);
+    }
+
+    /** After {@link #checkAccess}: the publication and the slot, created or checked. */
+    SlotState prepare(Connection c, boolean offsetsExist) throws SQLException {
         if (failover) {
             FailoverSlots.check(c, slot);
         }
@@ -95,6 +102,17 @@ final class SlotManager {
         if (missing != null) {
             throw new CdcSetupException("role '" + missing.role() + "' lacks " + missing.privileges() + " on " + table
                     + ", which CDC mode needs to rescan, mark and dead-letter rows: " + missing.grant());
+        }
+        if (offsetsInTable) {
+            // Without these the engine would fail on its first offset flush and retry forever: say it at start-up.
+            OutboxTable offsets = OutboxTable.parse(table.schema() + "." + table.companion("cdc_offsets"));
+            TableAccess.Missing noOffsets = TableAccess.missingPrivileges(c, offsets,
+                    List.of("SELECT", "INSERT", "UPDATE", "DELETE"));
+            if (noOffsets != null) {
+                throw new CdcSetupException("role '" + noOffsets.role() + "' lacks " + noOffsets.privileges() + " on "
+                        + offsets + ", where CDC mode keeps its stream position (--offset-store db): "
+                        + noOffsets.grant());
+            }
         }
     }
 

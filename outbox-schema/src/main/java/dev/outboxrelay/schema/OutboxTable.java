@@ -12,6 +12,12 @@ public final class OutboxTable {
     /** The table applications write to unless told otherwise. */
     public static final OutboxTable DEFAULT = new OutboxTable("public", "outbox");
 
+    /**
+     * The longest table name the relay accepts: it derives names such as {@code <table>_relay_notify} (13 more
+     * characters) from it, and PostgreSQL truncates identifiers past 63, where two derived names could collide.
+     */
+    public static final int MAX_TABLE_NAME = 50;
+
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final String schema;

@@ -75,9 +75,19 @@ class DocumentedPrivilegesIT {
         CliRun migrated = migrate();
         assertThat(migrated.exitCode()).as(migrated.err()).isZero();
         runAsSuperuser(blocks.get(1));
+        List<String> ownerGrants = statements(blocks.get(2));
         try (Connection c = DriverManager.getConnection(database.jdbcUrl(), owner, PASSWORD);
              Statement st = c.createStatement()) {
-            for (String statement : statements(blocks.get(2))) {
+            st.execute(ownerGrants.get(0));
+            // Without the offsets grant CDC refuses to start, naming the grant (instead of retrying forever).
+            CliRun refusedCdc = CliRun.of(Map.of("RELAY_DB_PASSWORD", PASSWORD), "run", "--mode", "cdc", "--db-url",
+                    database.jdbcUrl(), "--db-user", relayRole, "--kafka-bootstrap",
+                    TestKafka.shared().bootstrapServers(), "--http-port", "0", "--slot-name",
+                    "privileges_refused_" + database.name());
+            assertThat(refusedCdc.exitCode()).isEqualTo(1);
+            assertThat(refusedCdc.err()).contains("lacks SELECT, INSERT, UPDATE, DELETE on public.outbox_cdc_offsets",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON \"public\".\"outbox_cdc_offsets\" TO \"" + relayRole + "\"");
+            for (String statement : ownerGrants.subList(1, ownerGrants.size())) {
                 st.execute(statement);
             }
         }

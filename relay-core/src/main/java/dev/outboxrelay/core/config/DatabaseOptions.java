@@ -46,7 +46,11 @@ public final class DatabaseOptions {
 
     public static final Option<OutboxTable> TABLE = Option.builder("table", OptionType.custom("schema.table", OutboxTable::parse))
             .defaultValue(OutboxTable.DEFAULT.toString())
-            .doc("The outbox table, [schema.]table.")
+            .validate(t -> t.table().length() <= OutboxTable.MAX_TABLE_NAME ? null
+                    : "the table name is " + t.table().length() + " characters; the relay derives names such as "
+                    + t.table() + "_relay_notify from it, which PostgreSQL limits to 63: use at most "
+                    + OutboxTable.MAX_TABLE_NAME)
+            .doc("The outbox table, [schema.]table (the table name at most 50 characters).")
             .example("orders.outbox")
             .build();
 

@@ -265,4 +265,17 @@ class ConfigSpecTest {
                         "--db-url: must be a PostgreSQL JDBC URL such as jdbc:postgresql://db.example.com:5432/app,"
                                 + " was 'jdbc:mysql://db/app?password=[hidden]'"));
     }
+
+    @Test
+    void tableNamesLeaveRoomForTheNamesTheRelayDerives() {
+        String fifty = "t".repeat(50);
+        assertThat(SPEC.resolve(required().flag("table", "s." + fifty).build()).get(DatabaseOptions.TABLE).table())
+                .isEqualTo(fifty);
+        String long62 = "t".repeat(62);
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("table", long62).build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--table: the table name is 62 characters; the relay derives names such as " + long62
+                                + "_relay_notify from it, which PostgreSQL limits to 63: use at most 50, was '"
+                                + long62 + "'"));
+    }
 }
