@@ -22,6 +22,14 @@ public enum FailureClass {
     TOPIC,
 
     /**
+     * The broker failed the record without saying why ({@code UnknownServerException}): the record, or a passing
+     * fault of the broker. Counts no attempt for {@link Failures#AMBIGUOUS_GRACE} after the row's first such
+     * failure (its key is parked for a retry with backoff, like a row fault, and other keys flow); past that it
+     * counts like {@link #ROW}, so a record the broker always refuses still ends as a dead letter.
+     */
+    AMBIGUOUS,
+
+    /**
      * Broker-wide: the cluster is unreachable or unavailable, the relay's credentials or cluster authorization
      * fail, or the producer is fenced or closed. Counts no attempt; everything waits and is retried with backoff.
      */

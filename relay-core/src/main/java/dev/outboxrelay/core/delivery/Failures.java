@@ -20,6 +20,9 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  */
 public final class Failures {
 
+    /** How long an {@link FailureClass#AMBIGUOUS} failure of one row is retried before it counts attempts. */
+    public static final java.time.Duration AMBIGUOUS_GRACE = java.time.Duration.ofSeconds(60);
+
     private Failures() {
     }
 
@@ -32,11 +35,13 @@ public final class Failures {
                 || e instanceof InvalidTopicException
                 || e instanceof InvalidRecordException
                 || e instanceof PolicyViolationException
-                || e instanceof SerializationException
-                // The broker's answer for a record it failed to append for a reason it did not name (e.g. a
-                // plugin's exception); retrying the same record has failed the same way in practice.
-                || e instanceof UnknownServerException) {
+                || e instanceof SerializationException) {
             return FailureClass.ROW;
+        }
+        if (e instanceof UnknownServerException) {
+            // The broker's answer for a record it failed to append for a reason it did not name: a plugin refusing
+            // the record, or a transient fault that a retry gets past.
+            return FailureClass.AMBIGUOUS;
         }
         if (e instanceof TopicAuthorizationException || e instanceof UnknownTopicOrPartitionException) {
             return FailureClass.TOPIC;

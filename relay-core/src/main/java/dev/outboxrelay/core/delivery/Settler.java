@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,7 @@ final class Settler {
     private static final Logger LOG = LoggerFactory.getLogger(Settler.class);
     private static final Duration MIN_BACKOFF = Duration.ofMillis(200);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+    private static final int MAX_AMBIGUOUS_TRACKED = 10_000;
 
     private final int maxAttempts;
     private final OnPoison onPoison;
@@ -38,10 +40,19 @@ final class Settler {
     private final RelayListener listener;
     /** Null without {@code --dead-letter-topic}. */
     private final DeadLetterTopic deadLetters;
+    private final LongSupplier nanoClock;
+    /** Rows failing ambiguously, since when: bounded, past the bound a row is simply charged. */
+    private final Map<UUID, Long> ambiguousSince = new HashMap<>();
     private volatile boolean inOutage;
 
     Settler(DeliverySettings settings, EventPublisher publisher, TopicLimits limits, KeyParking parking,
             RowStore rows, RelayListener listener) {
+        this(settings, publisher, limits, parking, rows, listener, System::nanoTime);
+    }
+
+    Settler(DeliverySettings settings, EventPublisher publisher, TopicLimits limits, KeyParking parking,
+            RowStore rows, RelayListener listener, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
         this.maxAttempts = settings.maxAttempts();
         this.onPoison = settings.onPoison();
         this.limits = limits;
@@ -157,6 +168,9 @@ final class Settler {
                     continue; // stays unsent: published again from the table after the failed event of its key
                 }
                 round.acked.add(item.id());
+                if (!ambiguousSince.isEmpty()) {
+                    ambiguousSince.remove(item.id());
+                }
                 listener.published(sent.topics.get(i), item.event().createdAt());
                 if (sent.atRisk.get(i)) {
                     parking.dueNow(key);
@@ -169,6 +183,15 @@ final class Settler {
                         String reason = Failures.describe(cause);
                         round.failed(item, reason);
                         listener.publishFailed(item.id(), reason);
+                    }
+                    case AMBIGUOUS -> {
+                        String reason = Failures.describe(cause);
+                        listener.publishFailed(item.id(), reason);
+                        if (stillInGrace(item.id())) {
+                            parking.park(key, Reason.ROW_RETRY, reason); // retried with backoff, no attempt
+                        } else {
+                            round.failed(item, reason);
+                        }
                     }
                     case TOPIC -> {
                         limits.unusable(sent.topics.get(i), cause);
@@ -190,6 +213,24 @@ final class Settler {
             recovered();
         }
         return round;
+    }
+
+    /** Whether the row's ambiguous failures began less than {@link Failures#AMBIGUOUS_GRACE} ago. */
+    private boolean stillInGrace(UUID id) {
+        long now = nanoClock.getAsLong();
+        Long since = ambiguousSince.get(id);
+        if (since == null) {
+            if (ambiguousSince.size() >= MAX_AMBIGUOUS_TRACKED) {
+                return false;
+            }
+            ambiguousSince.put(id, now);
+            return true;
+        }
+        if (now - since < Failures.AMBIGUOUS_GRACE.toNanos()) {
+            return true;
+        }
+        ambiguousSince.remove(id);
+        return false;
     }
 
     /**

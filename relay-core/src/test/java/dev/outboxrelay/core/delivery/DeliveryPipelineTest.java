@@ -41,6 +41,7 @@ class DeliveryPipelineTest {
     private final FakeRows rows = new FakeRows();
     private final KeyParking parking = KeyParking.create();
     private TopicLimits topics = TopicLimits.unknown();
+    private final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
 
     /** The two halves as the settling pipeline drives them, without its thread. */
     private final class Halves {
@@ -51,7 +52,7 @@ class DeliveryPipelineTest {
             DeliverySettings settings = new DeliverySettings(2, onPoison, Optional.ofNullable(deadLetterTopic), 100,
                     "test-settle");
             sender = new Sender(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, onPoison);
-            settler = new Settler(settings, kafka, topics, parking, rows, RelayListener.none());
+            settler = new Settler(settings, kafka, topics, parking, rows, RelayListener.none(), clock::get);
         }
 
         SentBatch send(List<Item> items, boolean fromTable) {
@@ -107,6 +108,29 @@ class DeliveryPipelineTest {
         SentBatch next = p.send(List.of(item("Order", "bad"), item("Order", "good")), false);
         assertThat(next.parked).isEqualTo(1);
         assertThat(kafka.sent).extracting(DeliveryPipelineTest::key).containsExactly("good");
+    }
+
+    @Test
+    void anUnexplainedBrokerRefusalIsRetriedWithoutAttemptsForAMinuteThenCharged() throws Exception {
+        kafka.answer = r -> key(r).equals("odd")
+                ? failed(new org.apache.kafka.common.errors.UnknownServerException("append failed")) : acked();
+        Halves p = publisher(OnPoison.BLOCK);
+        Item odd = item("Order", "odd");
+        Item good = item("Order", "good");
+        p.settleAll(List.of(p.send(List.of(odd, good), false)));
+        assertThat(rows.acknowledged).containsExactly(good.id());
+        assertThat(rows.attempts).as("no attempt within the grace").doesNotContainKey(odd.id());
+        assertThat(parking.reasonOf("odd")).as("its key waits for a retry, others flow").isEqualTo(Reason.ROW_RETRY);
+
+        for (int i = 0; i < 10; i++) { // ten round trips within the minute: still nothing charged
+            clock.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+            p.settleAll(List.of(p.send(List.of(odd), true)));
+        }
+        assertThat(rows.attempts).doesNotContainKey(odd.id());
+
+        clock.addAndGet(Failures.AMBIGUOUS_GRACE.toNanos());
+        p.settleAll(List.of(p.send(List.of(odd), true)));
+        assertThat(rows.attempts).as("past the grace it counts like the row's fault").containsEntry(odd.id(), 1);
     }
 
     @Test

@@ -28,6 +28,8 @@ class FailuresTest {
         assertThat(Failures.classify(new InvalidTopicException("bad name"))).isEqualTo(FailureClass.ROW);
         assertThat(Failures.classify(new InvalidRecordException("bad record"))).isEqualTo(FailureClass.ROW);
         assertThat(Failures.classify(new SerializationException("no"))).isEqualTo(FailureClass.ROW);
+        assertThat(Failures.classify(new org.apache.kafka.common.errors.UnknownServerException("?")))
+                .isEqualTo(FailureClass.AMBIGUOUS);
         assertThat(Failures.classify(new MalformedEventException(java.util.UUID.randomUUID(), "headers must be a JSON object")))
                 .isEqualTo(FailureClass.ROW);
     }
