@@ -28,7 +28,8 @@ final class Database {
 
     Database(CdcSettings settings) {
         this.settings = settings;
-        this.connections = ConnectionFactory.jdbc(settings.jdbcUrl(), settings.user(), settings.passwordSource());
+        this.connections = ConnectionFactory.jdbc(settings.jdbcUrl(), settings.user(), settings.passwordSource())
+                .withDefaults(ConnectionFactory.sessionDefaults());
         this.parsed = Driver.parseURL(settings.jdbcUrl(), new Properties());
         if (parsed == null) {
             throw new IllegalArgumentException("database URL is not a valid PostgreSQL JDBC URL");
@@ -72,6 +73,8 @@ final class Database {
             }
         }
         p.putIfAbsent("database.connectTimeout", "10");
+        // Debezium's own sessions too (its replication stream gets traffic every heartbeat and status update).
+        ConnectionFactory.sessionDefaults().forEach((k, v) -> p.putIfAbsent("database." + k, (String) v));
         return p;
     }
 

@@ -75,6 +75,27 @@ public final class AdvisoryLocks {
         }
     }
 
+    /**
+     * Ends sessions of this very process ({@code application_name} = {@code instanceName}, which names host and pid)
+     * other than the caller's that still hold {@code table}'s relay lock: sessions whose network path was lost (a
+     * black hole drops the close too), which the server would otherwise keep, lock and all, until its TCP
+     * keepalive gives up, hours later. Returns how many were ended; a role may always end its own sessions.
+     */
+    public static int endOwnStaleHolders(Connection c, OutboxTable table, String instanceName) throws SQLException {
+        String sql = "SELECT count(*) FILTER (WHERE pg_terminate_backend(l.pid, 5000)) FROM pg_locks l"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+                + " AND l.objsubid = 2 AND l.pid <> pg_backend_pid() AND a.application_name = ?"
+                + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + " AND l.classid::bigint = " + KEYS + " AND l.objid::bigint = (hashtext(?)::bigint & 4294967295)";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, instanceName);
+            ps.setString(2, table.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
     /** True when this session holds {@code table}'s relay lock. */
     public static boolean holdsRelayLock(Connection c, OutboxTable table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks"

@@ -187,7 +187,7 @@ final class JdbcPollingSource implements PollingSource {
     private boolean becomeActive(Connection c) throws SQLException {
         boolean announced = false;
         while (!stopping) {
-            if (queries.tryLock(c)) {
+            if (queries.tryLock(c, instance)) {
                 return true;
             }
             databaseRecovered();

@@ -25,7 +25,8 @@ public final class PollSourceFactory implements SourceFactory {
 
     @Override
     public OutboxSource create(RelayConfig config, RelayListener listener) {
-        return PollingSource.create(settings(config), ConnectionFactory.fromConfig(config),
+        return PollingSource.create(settings(config),
+                ConnectionFactory.fromConfig(config).withDefaults(ConnectionFactory.sessionDefaults()),
                 KafkaOptions.router(config),
                 KafkaOptions.producerSettings(config), listener);
     }

@@ -23,6 +23,7 @@ public final class TcpProxy implements AutoCloseable {
     private final List<Socket> open = new ArrayList<>();
     private volatile int targetPort;
     private volatile boolean closed;
+    private volatile boolean blackHole;
 
     private TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -52,6 +53,15 @@ public final class TcpProxy implements AutoCloseable {
         closeOpen();
     }
 
+    /**
+     * A black hole, as a broken network path is: while on, bytes in either direction are dropped and a side that
+     * closes is not told to the other, so neither end notices anything but silence. Off again, bytes flow; the
+     * connections whose bytes were dropped are of no use any more, as after a real outage.
+     */
+    public void blackHole(boolean on) {
+        blackHole = on;
+    }
+
     private void accept() {
         while (!closed) {
             Socket client;
@@ -79,12 +89,18 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
-                    out.write(buffer, 0, n);
+                    if (!blackHole) {
+                        out.write(buffer, 0, n);
+                    }
                 }
             } catch (IOException ignored) {
                 // either side closed
             } finally {
                 quietly(from);
+                if (blackHole) {
+                    // The close is lost in the hole too: the other end keeps waiting.
+                    return;
+                }
                 quietly(to);
                 synchronized (open) {
                     open.remove(from);

@@ -32,6 +32,41 @@ public interface ConnectionFactory {
         return new JdbcConnectionFactory(url, user, password);
     }
 
+    /**
+     * Driver settings for the relay's long-lived sessions (fetch, mark, lock, offsets), below whatever the URL sets:
+     * a read that waits {@value #SESSION_SOCKET_TIMEOUT_SECONDS} s for a server that answers every statement in
+     * milliseconds means the path is dead (a black hole drops packets without a reset), and the session is
+     * replaced; TCP keepalives detect a dead idle session.
+     */
+    int SESSION_SOCKET_TIMEOUT_SECONDS = 60;
+
+    /** {@link #SESSION_SOCKET_TIMEOUT_SECONDS} and TCP keepalives, as driver properties. */
+    static Properties sessionDefaults() {
+        Properties p = new Properties();
+        p.setProperty("socketTimeout", Integer.toString(SESSION_SOCKET_TIMEOUT_SECONDS));
+        p.setProperty("tcpKeepAlive", "true");
+        return p;
+    }
+
+    /** This factory with {@code defaults} under every caller's extra properties (the URL still wins over both). */
+    default ConnectionFactory withDefaults(Properties defaults) {
+        ConnectionFactory base = this;
+        return new ConnectionFactory() {
+            @Override
+            public Connection open(Properties extra) throws DatabaseConnectException {
+                Properties merged = new Properties();
+                merged.putAll(defaults);
+                merged.putAll(extra);
+                return base.open(merged);
+            }
+
+            @Override
+            public String target() {
+                return base.target();
+            }
+        };
+    }
+
     /** A new connection; the caller closes it. */
     default Connection open() throws DatabaseConnectException {
         return open(new Properties());
