@@ -13,13 +13,11 @@ import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
-import dev.outboxrelay.schema.OutboxSchema;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -61,7 +59,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private final RelayListener listener;
     private final Database database;
     private final SlotManager slots;
-    private final JdbcOffsetBackingStore.OffsetTable offsetTable;
+    private final StoredOffsets offsets;
     private final EventRouter router;
     private final TopicLimits topics;
     private final KeyParking parking;
@@ -92,8 +90,7 @@ final class DebeziumCdcSource implements OutboxSource {
         this.listener = listener;
         this.database = new Database(settings);
         this.slots = new SlotManager(settings, database);
-        this.offsetTable = new JdbcOffsetBackingStore.OffsetTable(OutboxSchema.cdcOffsetsTable(settings.table()),
-                settings.relayName(), database);
+        this.offsets = new StoredOffsets(settings, database);
         this.router = router;
         EngineProperties.checkPassthrough(settings.debezium()); // refuse bad passthrough now, not in the background
     }
@@ -205,12 +202,12 @@ final class DebeziumCdcSource implements OutboxSource {
         SlotManager.SlotState state;
         try (Connection c = database.open()) {
             slots.checkAccess(c);
-            boolean offsetsExist = offsetsExist();
+            boolean offsetsExist = offsets.exist();
             state = slots.prepare(c, offsetsExist);
             drainer.parkDeadLetteredKeys(c);
             if (state != SlotManager.SlotState.EXISTING && offsetsExist) {
                 // Offsets of a dropped slot point into WAL the new slot never saw: start from the new slot.
-                clearOffsets();
+                offsets.clear();
                 LOG.warn("Discarded the stored CDC offsets of relay '{}': they belonged to the lost slot",
                         settings.relayName());
             }
@@ -225,31 +222,8 @@ final class DebeziumCdcSource implements OutboxSource {
         }
     }
 
-    private boolean offsetsExist() throws SQLException {
-        if (settings.offsetStore() == CdcSettings.OffsetStore.DB) {
-            try {
-                return offsetTable.hasOffsets();
-            } catch (SQLException e) {
-                if ("42P01".equals(e.getSQLState())) {
-                    throw new CdcSetupException("the CDC offsets table " + offsetTable.quotedTable()
-                            + " does not exist: run `migrate` (schema version 3), or use --offset-store file", e);
-                }
-                throw e;
-            }
-        }
-        return Files.isRegularFile(settings.offsetFile()) && settings.offsetFile().toFile().length() > 0;
-    }
-
-    private void clearOffsets() throws SQLException, IOException {
-        if (settings.offsetStore() == CdcSettings.OffsetStore.DB) {
-            offsetTable.clear();
-        } else {
-            Files.deleteIfExists(settings.offsetFile());
-        }
-    }
-
     private void runEngine(Set<UUID> rescanned, long startLsn) throws SQLException {
-        JdbcOffsetBackingStore.register(settings.relayName(), offsetTable);
+        JdbcOffsetBackingStore.register(settings.relayName(), offsets.table());
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<Long> up = new CompletableFuture<>();
         ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table(),
