@@ -21,6 +21,8 @@ import java.sql.SQLException;
  */
 public final class AdvisoryLocks {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AdvisoryLocks.class);
+
     /** The migrations' lock namespace (second key: the history table). */
     public static final String MIGRATE = "outbox-relay-migrate";
     /** The active relay's lock namespace (second key: the outbox table, {@code schema.table}). */
@@ -73,6 +75,23 @@ public final class AdvisoryLocks {
                 return rs.getBoolean(1);
             }
         }
+    }
+
+    /**
+     * {@link #tryRelayLock}, and when another session holds the lock that belongs to this very process (a session
+     * lost to a broken network path, see {@link #endOwnStaleHolders}), ends it and tries once more.
+     */
+    public static boolean tryRelayLock(Connection c, OutboxTable table, String instanceName) throws SQLException {
+        if (tryRelayLock(c, table)) {
+            return true;
+        }
+        int ended = endOwnStaleHolders(c, table, instanceName);
+        if (ended == 0) {
+            return false;
+        }
+        LOG.warn("Ended {} stale session(s) of this relay that still held the relay lock of {} after their network"
+                + " path was lost", ended, table);
+        return tryRelayLock(c, table);
     }
 
     /**

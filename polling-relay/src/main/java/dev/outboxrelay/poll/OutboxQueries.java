@@ -20,8 +20,6 @@ import org.postgresql.PGConnection;
 /** The poll source's SQL, rendered once for a table. */
 final class OutboxQueries {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OutboxQueries.class);
-
     /** Every column the poll source's statements name. */
     private static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload",
         "headers", "created_at", "seq", "sent_at", "attempts", "last_error", "dead_lettered_at", "discarded_at"};
@@ -99,16 +97,7 @@ final class OutboxQueries {
 
     /** Tries to become the table's active relay: its relay lock ({@link AdvisoryLocks}), for this session. */
     boolean tryLock(Connection c, String instance) throws SQLException {
-        if (AdvisoryLocks.tryRelayLock(c, table)) {
-            return true;
-        }
-        int ended = AdvisoryLocks.endOwnStaleHolders(c, table, instance);
-        if (ended == 0) {
-            return false;
-        }
-        LOG.warn("Ended {} stale session(s) of this relay that still held the relay lock of {} after their network"
-                + " path was lost", ended, table);
-        return AdvisoryLocks.tryRelayLock(c, table);
+        return AdvisoryLocks.tryRelayLock(c, table, instance);
     }
 
     /** Subscribes to the insert notifications of migration 2. */

@@ -17,8 +17,6 @@ import java.util.concurrent.Executor;
  */
 final class LeaderLock implements AutoCloseable {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeaderLock.class);
-
     private final ConnectionFactory database;
     private final OutboxTable table;
     private final String applicationName;
@@ -47,16 +45,7 @@ final class LeaderLock implements AutoCloseable {
         if (connection == null || connection.isClosed()) {
             open();
         }
-        if (AdvisoryLocks.tryRelayLock(connection, table)) {
-            return true;
-        }
-        int ended = AdvisoryLocks.endOwnStaleHolders(connection, table, applicationName);
-        if (ended == 0) {
-            return false;
-        }
-        LOG.warn("Ended {} stale session(s) of this relay that still held the relay lock of {} after their network"
-                + " path was lost", ended, table);
-        return AdvisoryLocks.tryRelayLock(connection, table);
+        return AdvisoryLocks.tryRelayLock(connection, table, applicationName);
     }
 
     /** True when the session is alive and still holds the lock; any error means it cannot be sure: false. */
