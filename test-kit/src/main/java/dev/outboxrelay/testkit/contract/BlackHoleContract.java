@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Test;
  * A network path to PostgreSQL that silently drops everything (no reset, no close) while events are written: the
  * relay's sessions time out ({@code socketTimeout} in the URL; the relay's default is 60 s), are replaced, and
  * once the path is back every event is delivered. Without socket timeouts a session would wait forever.
+ *
+ * <p>The poll source runs it. CDC does not yet: Debezium notices the dead replication path (its heartbeat and
+ * status updates fail) and restarts its task internally without the engine stopping, so the relay reports no
+ * outage and stays "ready" meanwhile; its streaming gauge {@code outbox_relay_cdc_connected} shows 0.
  */
 public abstract class BlackHoleContract {
 
