@@ -78,6 +78,7 @@ final class DebeziumCdcSource implements OutboxSource {
     /** Completes when the current engine's completion callback ran. */
     private volatile CompletableFuture<Void> engineDone = CompletableFuture.completedFuture(null);
     private Thread supervisor;
+    private volatile EngineStatistics engineStatistics;
     private volatile Throwable failure;
     private volatile DeliveryPipeline pipeline;
 
@@ -288,10 +289,19 @@ final class DebeziumCdcSource implements OutboxSource {
         return null;
     }
 
+    private EngineStatistics engine() {
+        EngineStatistics e = engineStatistics;
+        if (e == null) {
+            e = new EngineStatistics(settings.relayName());
+            engineStatistics = e;
+        }
+        return e;
+    }
+
     @Override
     public boolean isHealthy() {
         DeliveryPipeline p = pipeline;
-        return !closed && streaming && p != null && p.isRunning() && !p.inOutage();
+        return !closed && streaming && p != null && p.isRunning() && !p.inOutage() && engine().connectedOrUnknown();
     }
 
     @Override

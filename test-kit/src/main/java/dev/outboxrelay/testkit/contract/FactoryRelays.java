@@ -71,6 +71,16 @@ public final class FactoryRelays {
                                     RelayListener listener) {
         OutboxSource source = factory(mode).create(config(mode, env, flags), listener);
         source.start();
-        return source::close;
+        return new RelayHandle() {
+            @Override
+            public boolean healthy() {
+                return source.isHealthy();
+            }
+
+            @Override
+            public void close() {
+                source.close();
+            }
+        };
     }
 }
