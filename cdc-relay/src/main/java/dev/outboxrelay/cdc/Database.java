@@ -72,8 +72,8 @@ final class Database {
                 p.put("database." + key, parsed.getProperty(key));
             }
         }
-        p.putIfAbsent("database.connectTimeout", "10");
-        // Debezium's own sessions too (its replication stream gets traffic every heartbeat and status update).
+        // The relay's session defaults for Debezium's sessions too (connect timeout, socket timeout, keepalives; its
+        // replication stream gets traffic every heartbeat and status update).
         ConnectionFactory.sessionDefaults().forEach((k, v) -> p.putIfAbsent("database." + k, (String) v));
         return p;
     }

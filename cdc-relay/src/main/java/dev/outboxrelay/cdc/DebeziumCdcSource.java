@@ -60,6 +60,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private final Database database;
     private final SlotManager slots;
     private final StoredOffsets offsets;
+    private final EngineStatistics engineStatistics;
     private final EventRouter router;
     private final TopicLimits topics;
     private final KeyParking parking;
@@ -78,7 +79,6 @@ final class DebeziumCdcSource implements OutboxSource {
     /** Completes when the current engine's completion callback ran. */
     private volatile CompletableFuture<Void> engineDone = CompletableFuture.completedFuture(null);
     private Thread supervisor;
-    private volatile EngineStatistics engineStatistics;
     private volatile Throwable failure;
     private volatile DeliveryPipeline pipeline;
 
@@ -92,6 +92,7 @@ final class DebeziumCdcSource implements OutboxSource {
         this.database = new Database(settings);
         this.slots = new SlotManager(settings, database);
         this.offsets = new StoredOffsets(settings, database);
+        this.engineStatistics = new EngineStatistics(settings.relayName());
         this.router = router;
         EngineProperties.checkPassthrough(settings.debezium()); // refuse bad passthrough now, not in the background
     }
@@ -289,19 +290,10 @@ final class DebeziumCdcSource implements OutboxSource {
         return null;
     }
 
-    private EngineStatistics engine() {
-        EngineStatistics e = engineStatistics;
-        if (e == null) {
-            e = new EngineStatistics(settings.relayName());
-            engineStatistics = e;
-        }
-        return e;
-    }
-
     @Override
     public boolean isHealthy() {
         DeliveryPipeline p = pipeline;
-        return !closed && streaming && p != null && p.isRunning() && !p.inOutage() && engine().connectedOrUnknown();
+        return !closed && streaming && p != null && p.isRunning() && !p.inOutage() && engineStatistics.connectedOrUnknown();
     }
 
     @Override

@@ -47,6 +47,7 @@ public final class RelayMetrics implements RelayListener {
     private final Timer lag;
     /** Per-topic counters, looked up once: a registry lookup by tags per event showed in profiles. */
     private final Map<String, Counter> publishedByTopic = new ConcurrentHashMap<>();
+    private volatile Counter otherTopics;
     private volatile double backlog = Double.NaN;
     private volatile double oldestAge = Double.NaN;
     private volatile double deadLetterRows = Double.NaN;
@@ -123,16 +124,25 @@ public final class RelayMetrics implements RelayListener {
     public void published(String topic, Instant createdAt) {
         Counter c = publishedByTopic.get(topic);
         if (c == null) {
-            // Topics may come from the data (${aggregateType}): past MAX_TOPIC_LABELS they share one series.
-            String label = publishedByTopic.size() < MAX_TOPIC_LABELS ? topic : OTHER_TOPICS;
-            c = publishedByTopic.computeIfAbsent(topic,
-                    t -> registry.counter("outbox.relay.events.published", "topic", label));
+            // Topics may come from the data (${aggregateType}): past MAX_TOPIC_LABELS they share one series, and
+            // are not remembered one by one either.
+            c = publishedByTopic.size() < MAX_TOPIC_LABELS ? publishedByTopic.computeIfAbsent(topic,
+                    t -> registry.counter("outbox.relay.events.published", "topic", t)) : otherTopics();
         }
         c.increment();
         if (createdAt != null) {
             Duration d = Duration.between(createdAt, Instant.now());
             lag.record(d.isNegative() ? Duration.ZERO : d);
         }
+    }
+
+    private Counter otherTopics() {
+        Counter c = otherTopics;
+        if (c == null) {
+            c = registry.counter("outbox.relay.events.published", "topic", OTHER_TOPICS);
+            otherTopics = c;
+        }
+        return c;
     }
 
     @Override

@@ -40,9 +40,16 @@ public interface ConnectionFactory {
      */
     int SESSION_SOCKET_TIMEOUT_SECONDS = 60;
 
-    /** {@link #SESSION_SOCKET_TIMEOUT_SECONDS} and TCP keepalives, as driver properties. */
+    /** How long opening a connection may take, unless the URL says otherwise (every connection of the relay). */
+    int CONNECT_TIMEOUT_SECONDS = 10;
+
+    /**
+     * {@link #CONNECT_TIMEOUT_SECONDS}, {@link #SESSION_SOCKET_TIMEOUT_SECONDS} and TCP keepalives, as driver
+     * properties.
+     */
     static Properties sessionDefaults() {
         Properties p = new Properties();
+        p.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_SECONDS));
         p.setProperty("socketTimeout", Integer.toString(SESSION_SOCKET_TIMEOUT_SECONDS));
         p.setProperty("tcpKeepAlive", "true");
         return p;

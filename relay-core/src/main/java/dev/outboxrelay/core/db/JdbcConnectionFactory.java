@@ -46,7 +46,7 @@ final class JdbcConnectionFactory implements ConnectionFactory {
     public Connection open(Properties extra) throws DatabaseConnectException {
         Properties props = new Properties();
         // Defaults only: settings in the URL win, so operators tune them there (documented).
-        props.setProperty("connectTimeout", "10");
+        props.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_SECONDS));
         props.setProperty("ApplicationName", "outbox-relay");
         props.putAll(extra);
         props.setProperty("user", user);

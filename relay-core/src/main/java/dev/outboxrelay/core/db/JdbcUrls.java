@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.db;
 
+import dev.outboxrelay.core.config.Password;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +24,7 @@ public final class JdbcUrls {
         Matcher m = PARAMETER.matcher(url);
         StringBuilder out = new StringBuilder();
         while (m.find()) {
-            String replacement = isSecret(m.group(2)) ? m.group(1) + m.group(2) + "=[hidden]" : m.group();
+            String replacement = isSecret(m.group(2)) ? m.group(1) + m.group(2) + "=" + Password.HIDDEN : m.group();
             m.appendReplacement(out, Matcher.quoteReplacement(replacement));
         }
         m.appendTail(out);
