@@ -38,22 +38,6 @@ final class EngineStatistics {
         this.relayName = relayName;
     }
 
-    /**
-     * False when Debezium's streaming bean says its replication connection is down (it then retries inside the
-     * engine, which the relay would not otherwise see); true when up or when no bean is there to ask.
-     */
-    boolean connectedOrUnknown() {
-        ObjectName bean = find();
-        if (bean == null) {
-            return true;
-        }
-        try {
-            return !Boolean.FALSE.equals(SERVER.getAttribute(bean, "Connected"));
-        } catch (JMException | RuntimeException e) {
-            return true;
-        }
-    }
-
     /** The gauges' values now, by name. */
     Map<String, Double> sample() {
         Map<String, Double> values = new LinkedHashMap<>();
