@@ -99,6 +99,7 @@ public final class CdcOptions {
                 .retention(config.get(KafkaOptions.RETENTION))
                 .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))
+                .maxInFlightBytes(KafkaOptions.inFlightBytes(config))
                 .debezium(config.passthrough(DEBEZIUM.prefix()))
                 .build();
         EngineProperties.checkPassthrough(s.debezium());

@@ -4,6 +4,7 @@ import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.MemoryBudget;
 import dev.outboxrelay.core.config.Password;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.db.JdbcUrls;
@@ -57,6 +58,7 @@ public final class CdcSettings {
     private final Duration purgeInterval;
     private final Map<String, String> debezium;
     private final String relayName;
+    private final long maxInFlightBytes;
 
     private CdcSettings(Builder b) {
         this.jdbcUrl = b.jdbcUrl;
@@ -77,6 +79,7 @@ public final class CdcSettings {
         this.purgeInterval = b.purgeInterval;
         this.debezium = Collections.unmodifiableMap(new LinkedHashMap<>(b.debezium));
         this.relayName = b.relayName;
+        this.maxInFlightBytes = b.maxInFlightBytes;
     }
 
     /**
@@ -184,6 +187,14 @@ public final class CdcSettings {
         return relayName;
     }
 
+    /**
+     * Estimated bytes of events held at once: half in Debezium's queue ({@code max.queue.size.in.bytes}), half in
+     * the delivery pipeline; default from {@link KafkaOptions#MAX_IN_FLIGHT_BYTES} for this JVM.
+     */
+    public long maxInFlightBytes() {
+        return maxInFlightBytes;
+    }
+
     @Override
     public String toString() {
         Map<String, String> dbz = new LinkedHashMap<>();
@@ -197,7 +208,8 @@ public final class CdcSettings {
                 + ", maxAttempts=" + maxAttempts + ", onPoison=" + onPoison
                 + (deadLetterTopic == null ? "" : ", deadLetterTopic=" + deadLetterTopic)
                 + ", retention=" + retention
-                + ", purgeInterval=" + purgeInterval + ", relayName=" + relayName + ", debezium=" + dbz + "]";
+                + ", purgeInterval=" + purgeInterval + ", relayName=" + relayName
+                + ", maxInFlightBytes=" + MemoryBudget.format(maxInFlightBytes) + ", debezium=" + dbz + "]";
     }
 
     /** Mutable builder; {@link #build()} validates. */
@@ -221,6 +233,8 @@ public final class CdcSettings {
         private Duration purgeInterval = KafkaOptions.PURGE_INTERVAL.parsedDefault();
         private final Map<String, String> debezium = new LinkedHashMap<>();
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
+        private long maxInFlightBytes = KafkaOptions.MAX_IN_FLIGHT_BYTES.parsedDefault()
+                .bytes(Runtime.getRuntime().maxMemory(), 32L << 20); // Kafka's default buffer.memory
 
         private Builder(String jdbcUrl, String user, Supplier<Optional<Password>> password) {
             this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
@@ -302,6 +316,14 @@ public final class CdcSettings {
 
         public Builder relayName(String value) {
             this.relayName = Objects.requireNonNull(value, "relayName");
+            return this;
+        }
+
+        public Builder maxInFlightBytes(long value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("max in-flight bytes must be positive, was " + value);
+            }
+            this.maxInFlightBytes = value;
             return this;
         }
 

@@ -7,7 +7,6 @@ import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
-import dev.outboxrelay.core.delivery.DeliverySettings;
 import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
@@ -105,13 +104,10 @@ final class DebeziumCdcSource implements OutboxSource {
             throw new IllegalStateException("CDC source already started");
         }
         LOG.info("Starting CDC source: {}", settings);
-        DeliverySettings delivery = new DeliverySettings(settings.maxAttempts(), settings.onPoison(),
-                settings.deadLetterTopic(), PIPELINE_DEPTH * EngineProperties.maxBatchSize(settings),
-                "outbox-relay-cdc-settle");
-        pipeline = DeliveryPipeline.start(delivery, router, publisher, topics, parking,
+        pipeline = DeliveryPipeline.start(EngineProperties.delivery(settings, PIPELINE_DEPTH), router, publisher, topics, parking,
                 RowStore.jdbc(Acknowledger.forTable(settings.table(), settings.onPublish()), database::open), listener);
         drainer = new ParkedKeyDrainer(settings.table(), database, parking, pipeline, settings.onPoison(),
-                EngineProperties.maxBatchSize(settings));
+                EngineProperties.maxBatchSize(settings), EngineProperties.pageBytes(settings));
         drainer.start();
         if (settings.onPublish() == OnPublish.MARK) {
             purger = new RetentionPurger(settings.table(), settings.retention(), settings.purgeInterval(),
@@ -213,8 +209,7 @@ final class DebeziumCdcSource implements OutboxSource {
             }
         }
         firstStart.complete(null);
-        new Rescanner(settings.table(), database, EngineProperties.maxBatchSize(settings), () -> closed)
-                .rescan(pipeline, rescanned);
+        new Rescanner(settings, database, () -> closed).rescan(pipeline, rescanned);
         try (Connection c = database.open(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
             rs.next();

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.core.delivery.DeliverySettings;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,6 +30,33 @@ final class EngineProperties {
     static final int DEFAULT_MAX_BATCH_SIZE = 2048;
 
     private EngineProperties() {
+    }
+
+    /** The delivery pipeline's settings: {@code depth} batches and half the byte budget in flight. */
+    static DeliverySettings delivery(CdcSettings s, int depth) {
+        return new DeliverySettings(s.maxAttempts(), s.onPoison(), s.deadLetterTopic(), depth * maxBatchSize(s),
+                halfBudget(s), "outbox-relay-cdc-settle");
+    }
+
+    /**
+     * Estimated bytes one page of rows read from the table holds at most (rescan, parked keys), one row always: a
+     * quarter of the pipeline's share, so a page never waits for the whole pipeline to drain.
+     */
+    static long pageBytes(CdcSettings s) {
+        return Math.max(1, halfBudget(s) / 4);
+    }
+
+    /**
+     * Ids of rescanned rows remembered so the stream can skip them: about 100 bytes each in a concurrent set, in a
+     * quarter of the budget, between 10,000 and 1,000,000. Beyond, the stream may publish rescanned rows again.
+     */
+    static int rememberedIds(CdcSettings s) {
+        return (int) Math.max(10_000, Math.min(1_000_000, s.maxInFlightBytes() / 4 / 100));
+    }
+
+    /** Half the byte budget: Debezium's queue holds one half, the delivery pipeline the other. */
+    private static long halfBudget(CdcSettings s) {
+        return Math.max(1, s.maxInFlightBytes() / 2);
     }
 
     /** {@code max.batch.size}, as passed through or the relay's default; also the rescan's page size. */
@@ -130,6 +158,8 @@ final class EngineProperties {
         // is a few KB of Connect structs: 32,768 of them filled a 256 MB heap and the relay spent a quarter of its
         // time in (full) GCs whenever decoding ran ahead of publishing.
         p.put("max.queue.size", Integer.toString(QUEUE_BATCHES * maxBatchSize(s)));
+        // And in bytes (Debezium sizes each queued record): big rows cannot fill the heap while Kafka is down.
+        p.put("max.queue.size.in.bytes", Long.toString(halfBudget(s)));
         p.put("poll.interval.ms", "10");
         p.put("status.update.interval.ms", "1000");
         p.put("record.processing.threads", "1");

@@ -44,6 +44,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
     private final DeliveryPipeline pipeline;
     private final OnPoison onPoison;
     private final int pageSize;
+    private final long pageBytes;
     private final String fetchSql;
     private final String liveDeadLetterSql;
     private final String deadLetteredKeysSql;
@@ -53,13 +54,14 @@ final class ParkedKeyDrainer implements AutoCloseable {
     private Connection connection;
 
     ParkedKeyDrainer(OutboxTable table, Database database, KeyParking parking, DeliveryPipeline pipeline, OnPoison onPoison,
-                     int pageSize) {
+                     int pageSize, long pageBytes) {
         this.table = table;
         this.database = database;
         this.parking = parking;
         this.pipeline = pipeline;
         this.onPoison = onPoison;
         this.pageSize = pageSize;
+        this.pageBytes = pageBytes;
         OutboxSql sql = OutboxSql.forTable(table);
         // Bounded by the key's live dead letter (with block): the scan of the unsent rows' index stops there.
         this.fetchSql = sql.unsentOfKeyBefore();
@@ -157,13 +159,14 @@ final class ParkedKeyDrainer implements AutoCloseable {
         }
     }
 
-    /** The key's unsent live rows below {@code beforeSeq}, in seq order, at most a page. */
+    /** The key's unsent live rows below {@code beforeSeq}, in seq order, at most a page (rows and bytes). */
     private List<Item> fetch(String key, long beforeSeq) throws SQLException {
         List<Item> rows = new ArrayList<>();
         try (PreparedStatement ps = connection().prepareStatement(fetchSql)) {
             ps.setString(1, key);
             ps.setLong(2, beforeSeq);
             ps.setInt(3, pageSize);
+            ps.setLong(4, pageBytes);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(Rescanner.item(rs));

@@ -28,26 +28,31 @@ import org.slf4j.LoggerFactory;
 final class Rescanner {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rescanner.class);
-    /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
-    static final int MAX_REMEMBERED = 1_000_000;
 
     private final OutboxTable table;
     private final Database database;
     private final BooleanSupplier closing;
     /** Rows per submitted batch: the stream's max.batch.size, so one duplicate bound covers both. */
     private final int pageSize;
+    /** Estimated bytes per page at most (one row always), so big rows cannot fill the heap. */
+    private final long pageBytes;
+    /** Ids remembered so the stream can skip what the rescan published; beyond this, duplicates are possible. */
+    private final int maxRemembered;
 
-    Rescanner(OutboxTable table, Database database, int pageSize, BooleanSupplier closing) {
-        this.table = table;
+    Rescanner(CdcSettings settings, Database database, BooleanSupplier closing) {
+        this.table = settings.table();
         this.database = database;
-        this.pageSize = pageSize;
+        this.pageSize = EngineProperties.maxBatchSize(settings);
+        this.pageBytes = EngineProperties.pageBytes(settings);
+        this.maxRemembered = EngineProperties.rememberedIds(settings);
         this.closing = closing;
     }
 
     /**
-     * Publishes every unsent, live row in {@code seq} order, and returns once all of them are settled.
+     * Publishes every unsent, live row in {@code seq} order, page by page in one snapshot, and returns once all of
+     * them are settled.
      *
-     * @param published receives the ids handed to Kafka (up to {@link #MAX_REMEMBERED}); the stream skips them
+     * @param published receives the ids handed to Kafka (up to the remembered bound); the stream skips them
      * @return how many rows were published or dead-lettered
      */
     long rescan(DeliveryPipeline publisher, Set<UUID> published) throws SQLException, InterruptedException {
@@ -57,18 +62,24 @@ final class Rescanner {
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
             }
-            try (PreparedStatement ps = c.prepareStatement(OutboxSql.forTable(table).unsentInOrder())) {
-                ps.setFetchSize(pageSize);
-                try (ResultSet rs = ps.executeQuery()) {
-                    List<Item> page = new ArrayList<>(pageSize);
-                    while (rs.next()) {
-                        page.add(item(rs));
-                        if (page.size() == pageSize) {
-                            if (closing.getAsBoolean()) {
-                                throw new InterruptedException("relay is closing");
-                            }
-                            total += flush(publisher, page, published);
+            try (PreparedStatement ps = c.prepareStatement(OutboxSql.forTable(table).unsentPageAfter())) {
+                long after = Long.MIN_VALUE;
+                while (true) {
+                    if (closing.getAsBoolean()) {
+                        throw new InterruptedException("relay is closing");
+                    }
+                    List<Item> page = new ArrayList<>();
+                    ps.setLong(1, after);
+                    ps.setInt(2, pageSize);
+                    ps.setLong(3, pageBytes);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            page.add(item(rs));
+                            after = rs.getLong(8);
                         }
+                    }
+                    if (page.isEmpty()) {
+                        break;
                     }
                     total += flush(publisher, page, published);
                 }
@@ -86,21 +97,19 @@ final class Rescanner {
         return total;
     }
 
-    private static long flush(DeliveryPipeline publisher, List<Item> page, Set<UUID> published)
+    private long flush(DeliveryPipeline publisher, List<Item> page, Set<UUID> published)
             throws InterruptedException {
         if (page.isEmpty()) {
             return 0;
         }
         // Remembered before sending: the stream may see the row before its acknowledgement.
         for (Item item : page) {
-            if (published.size() < MAX_REMEMBERED) {
+            if (published.size() < maxRemembered) {
                 published.add(item.id());
             }
         }
-        publisher.submit(new ArrayList<>(page), false, last -> { });
-        int n = page.size();
-        page.clear();
-        return n;
+        publisher.submit(page, false, last -> { });
+        return page.size();
     }
 
     /** The row at {@code rs}, selected as {@link OutboxSql#EVENT_COLUMNS}: its event, or why it is malformed. */

@@ -70,7 +70,8 @@ public final class OutboxSql {
     /**
      * The poll source's fetch: the oldest unsent rows from the commit horizon's floor, {@code seq} first, then
      * {@link #EVENT_COLUMNS}, then {@code attempts}. Parameters: {@code bigint[]} seqs in flight (left out),
-     * floor, {@code text[]} parked keys (left out), limit.
+     * floor, {@code text[]} parked keys (left out), limit, byte budget (the rows are cut where the estimated bytes
+     * before a row reach it: {@link #withinBytes}).
      *
      * <p>Always from the floor (CommitHorizon: no row below it is unsent or can still commit), never "after the last
      * seq seen": a transaction that took a lower seq and commits late is picked up by the next fetch, before any
@@ -88,11 +89,34 @@ public final class OutboxSql {
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE " + liveDeadLetter("d")
                         + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
                 : "";
-        return "SELECT o.seq, " + eventColumns("o") + ", o.attempts FROM " + t + " o"
-                + " WHERE " + unsent("o")
+        return "SELECT f.seq, " + eventColumns("f") + ", f.attempts FROM " + withinBytes(unsent("o")
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
-                + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE"
-                + blocked + " ORDER BY o.seq LIMIT ?";
+                + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE" + blocked);
+    }
+
+    /**
+     * The rows matching {@code where} (on alias {@code o}) in {@code seq} order, as subquery {@code f} (raw columns,
+     * so payloads are only turned into text for the rows kept), cut at a byte budget: a row is kept while the
+     * estimated bytes of the rows before it ({@link #rowBytes}) stay under the budget, so the first row always is
+     * and the cut never skips a row for a later one. Parameters after those of {@code where}: limit, byte budget.
+     */
+    private String withinBytes(String where) {
+        return "(SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload, o.headers,"
+                + " o.created_at, o.attempts, sum(" + rowBytes("o") + ") OVER (ORDER BY o.seq ROWS BETWEEN UNBOUNDED"
+                + " PRECEDING AND 1 PRECEDING) AS bytes_before FROM " + t + " o WHERE " + where
+                + " ORDER BY o.seq LIMIT ?) f WHERE coalesce(f.bytes_before, 0) < ? ORDER BY f.seq";
+    }
+
+    /**
+     * A row's estimated size in the relay's memory, without reading values stored out of line: the stored size of
+     * an uncompressed payload (jsonb's binary form is about as long as its text), the text length of a compressed
+     * one (which must be decompressed to know it), the stored size of the headers and an allowance for the rest.
+     */
+    static String rowBytes(String alias) {
+        String a = prefix(alias);
+        return "CASE WHEN pg_catalog.pg_column_compression(" + a + "payload) IS NULL THEN"
+                + " coalesce(pg_catalog.pg_column_size(" + a + "payload), 0) ELSE pg_catalog.octet_length(" + a
+                + "payload::text) END + coalesce(pg_catalog.pg_column_size(" + a + "headers), 0) + 256";
     }
 
     /**
@@ -104,18 +128,21 @@ public final class OutboxSql {
                 + t + " WHERE " + LIVE_DEAD_LETTER + "))";
     }
 
-    /** Every unsent row, {@link #EVENT_COLUMNS} in {@code seq} order: the CDC rescan. No parameters. */
-    public String unsentInOrder() {
-        return "SELECT " + EVENT_COLUMNS + " FROM " + t + " WHERE " + UNSENT + " ORDER BY seq";
+    /**
+     * A page of the unsent rows after a seq, {@link #EVENT_COLUMNS} then {@code seq}, in {@code seq} order: the CDC
+     * rescan. Parameters: seq (exclusive), limit, byte budget (see {@link #withinBytes}).
+     */
+    public String unsentPageAfter() {
+        return "SELECT " + eventColumns("f") + ", f.seq FROM " + withinBytes(unsent("o") + " AND o.seq > ?");
     }
 
     /**
      * A parked key's unsent rows before a seq, {@link #EVENT_COLUMNS} in {@code seq} order. Parameters: key, seq
-     * bound (exclusive), limit.
+     * bound (exclusive), limit, byte budget (see {@link #withinBytes}).
      */
     public String unsentOfKeyBefore() {
-        return "SELECT " + EVENT_COLUMNS + " FROM " + t + " WHERE aggregate_id = ? AND " + UNSENT
-                + " AND seq < ? ORDER BY seq LIMIT ?";
+        return "SELECT " + eventColumns("f") + " FROM " + withinBytes("o.aggregate_id = ? AND " + unsent("o")
+                + " AND o.seq < ?");
     }
 
     /** A key's oldest live dead letter, {@code id, seq} (through its partial index). Parameter: key. */

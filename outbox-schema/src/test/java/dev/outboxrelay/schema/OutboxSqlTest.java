@@ -31,7 +31,9 @@ class OutboxSqlTest {
                 + " AND sent_at IS NULL");
         assertThat(sql.fetchUnsent(true)).contains("WHERE o.sent_at IS NULL AND o.dead_lettered_at IS NULL",
                 "NOT EXISTS (SELECT 1 FROM \"app\".\"events\" d WHERE d.dead_lettered_at IS NOT NULL");
-        assertThat(sql.fetchUnsent(false)).doesNotContain("NOT EXISTS").endsWith("ORDER BY o.seq LIMIT ?");
+        assertThat(sql.fetchUnsent(false)).doesNotContain("NOT EXISTS")
+                .contains("ORDER BY o.seq LIMIT ?) f WHERE coalesce(f.bytes_before, 0) < ? ORDER BY f.seq");
+        assertThat(sql.unsentPageAfter()).startsWith("SELECT f.id,").contains("AND o.seq > ? ORDER BY o.seq LIMIT ?");
         assertThat(sql.listDeadLetters()).contains(OutboxSql.deadLetterSelection());
     }
 }

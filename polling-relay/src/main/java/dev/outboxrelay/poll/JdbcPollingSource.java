@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.core.Heartbeat;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
@@ -62,6 +63,14 @@ final class JdbcPollingSource implements PollingSource {
     private final Acknowledger acknowledger;
     private final DeliverySettings delivery;
     private final Backoff databaseBackoff;
+    /** Estimated bytes one fetch reads at most (one row always): the in-flight budget's share of a batch. */
+    private final long batchBytes;
+    /**
+     * Rows the next fetch asks for: the batch size, or fewer after a fetch that the byte budget cut short, so that
+     * PostgreSQL does not size (decompress) many big rows only for the cut to drop them; doubles back after each
+     * fetch.
+     */
+    private int fetchLimit;
     /** Keys whose rows the fetch leaves out for now: their topic is unusable, or a row waits for its retry. */
     private final KeyParking parking;
     /** {@code application_name} of this source's sessions: how {@code status} names the lock holder. */
@@ -91,9 +100,11 @@ final class JdbcPollingSource implements PollingSource {
         this.queries = new OutboxQueries(settings.table(), settings.onPoison());
         this.acknowledger = Acknowledger.forTable(settings.table(), settings.onPublish());
         this.delivery = new DeliverySettings(settings.maxAttempts(), settings.onPoison(), settings.deadLetterTopic(),
-                settings.batchSize() * settings.pipelineDepth(), "outbox-relay-mark");
+                settings.batchSize() * settings.pipelineDepth(), settings.maxInFlightBytes(), "outbox-relay-mark");
+        this.batchBytes = Math.max(1, settings.maxInFlightBytes() / settings.pipelineDepth());
         this.databaseBackoff = Backoff.exponential(INITIAL_BACKOFF, settings.maxBackoff());
         this.limits = TopicLimits.unknown();
+        this.fetchLimit = settings.batchSize();
         this.parking = KeyParking.create(listener::parkedKeys);
         this.instance = AdvisoryLocks.instanceName(settings.relayName(), "poll");
     }
@@ -134,17 +145,21 @@ final class JdbcPollingSource implements PollingSource {
     }
 
     private void run() {
+        Heartbeat.watch();
         try {
             relay();
         } catch (Error e) {
             // Never linger half-alive: the daemon sees failure() and stops the process; the lock session is closed.
             failure = e;
             LOG.error("The poll worker died; the relay stops", e);
+        } finally {
+            Heartbeat.unwatch();
         }
     }
 
     private void relay() {
         while (!stopping) {
+            Heartbeat.beat();
             try (Connection c = connections.open()) {
                 c.setAutoCommit(true);
                 queries.prepareSession(c, instance);
@@ -187,6 +202,7 @@ final class JdbcPollingSource implements PollingSource {
     private boolean becomeActive(Connection c) throws SQLException {
         boolean announced = false;
         while (!stopping) {
+            Heartbeat.beat();
             if (queries.tryLock(c, instance)) {
                 return true;
             }
@@ -210,6 +226,7 @@ final class JdbcPollingSource implements PollingSource {
         try (PreparedStatement fetch = queries.prepareFetch(c)) {
             CommitHorizon horizon = CommitHorizon.open(c, queries);
             while (true) {
+                Heartbeat.beat();
                 while (!inFlight.isEmpty() && inFlight.peek().settled().isDone()) {
                     inFlight.poll();
                     more = true;
@@ -224,18 +241,26 @@ final class JdbcPollingSource implements PollingSource {
                 if (more && inFlight.size() < settings.pipelineDepth()) {
                     horizon.advance(c);
                     long fetchStart = System.nanoTime();
+                    int limit = fetchLimit;
                     List<OutboxRow> rows = queries.fetch(fetch, excluded(inFlight), horizon.floor(),
-                            parkedKeys(), settings.batchSize());
+                            parkedKeys(), limit, batchBytes);
                     databaseRecovered(); // only a session that fetched has proven itself: no flapping on errors
-                    more = rows.size() == settings.batchSize();
                     if (rows.isEmpty()) {
+                        more = false;
                         continue;
                     }
-                    LOG.debug("Fetched {} rows in {} µs", rows.size(), (System.nanoTime() - fetchStart) / 1000);
+                    List<Item> items = items(rows);
+                    long bytes = items.stream().mapToLong(Item::bytes).sum();
+                    boolean cutByBytes = rows.size() < limit && bytes >= batchBytes / 2;
+                    more = rows.size() == limit || cutByBytes;
+                    fetchLimit = cutByBytes ? Math.min(settings.batchSize(), 2 * rows.size())
+                            : (int) Math.min(settings.batchSize(), 2L * limit);
+                    LOG.debug("Fetched {} rows ({} bytes) in {} µs", rows.size(), bytes,
+                            (System.nanoTime() - fetchStart) / 1000);
                     InFlight batch = new InFlight(rows.stream().mapToLong(OutboxRow::seq).toArray(),
                             new CompletableFuture<>());
                     inFlight.add(batch);
-                    p.submit(items(rows), false, last -> batch.settled().complete(null));
+                    p.submit(items, false, last -> batch.settled().complete(null));
                     horizon.fetched(c, rows);
                     continue;
                 }
@@ -338,6 +363,7 @@ final class JdbcPollingSource implements PollingSource {
     private void pause(long millis) {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (!stopping && System.nanoTime() - end < 0) {
+            Heartbeat.beat();
             try {
                 Thread.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
             } catch (InterruptedException e) {

@@ -118,17 +118,21 @@ final class OutboxQueries {
 
     /** The oldest unsent, live rows from {@code floor} on in seq order, except those with the given seqs. */
     List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, int limit) throws SQLException {
-        return fetch(fetch, excluded, floor, NO_KEYS, limit);
+        return fetch(fetch, excluded, floor, NO_KEYS, limit, Long.MAX_VALUE);
     }
 
-    /** The same, also leaving out the rows of {@code parkedKeys} (their events wait; see KeyParking). */
-    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, String[] parkedKeys, int limit)
-            throws SQLException {
+    /**
+     * The same, also leaving out the rows of {@code parkedKeys} (their events wait; see KeyParking), and stopping
+     * once the rows read hold about {@code maxBytes} (always at least one row; see OutboxSql#fetchUnsent).
+     */
+    List<OutboxRow> fetch(PreparedStatement fetch, long[] excluded, long floor, String[] parkedKeys, int limit,
+                          long maxBytes) throws SQLException {
         // A primitive array: the driver writes it without boxing or per-element escaping (seen in profiles).
         fetch.setArray(1, fetch.getConnection().unwrap(PGConnection.class).createArrayOf("int8", excluded));
         fetch.setLong(2, floor);
         fetch.setArray(3, fetch.getConnection().createArrayOf("text", parkedKeys));
         fetch.setInt(4, limit);
+        fetch.setLong(5, maxBytes);
         List<OutboxRow> rows = new ArrayList<>(limit);
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {

@@ -5,6 +5,7 @@ import dev.outboxrelay.core.acknowledge.RetentionPurger;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.config.MemoryBudget;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.schema.OutboxTable;
 import java.time.Duration;
@@ -16,6 +17,9 @@ import java.util.Optional;
  * that suits a single relay in front of a busy table.
  */
 public final class PollSettings {
+
+    /** Kafka's default {@code buffer.memory}, for the default byte budget of settings built without a config. */
+    private static final long DEFAULT_PRODUCER_BUFFER = 32L << 20;
 
     private final OutboxTable table;
     private final OnPublish onPublish;
@@ -31,6 +35,7 @@ public final class PollSettings {
     private final Duration standbyInterval;
     private final Duration maxBackoff;
     private final String relayName;
+    private final long maxInFlightBytes;
 
     private PollSettings(Builder b) {
         this.table = b.table;
@@ -47,6 +52,7 @@ public final class PollSettings {
         this.standbyInterval = b.standbyInterval;
         this.maxBackoff = b.maxBackoff;
         this.relayName = b.relayName;
+        this.maxInFlightBytes = b.maxInFlightBytes;
     }
 
     /** A builder with the defaults. */
@@ -124,9 +130,18 @@ public final class PollSettings {
         return relayName;
     }
 
+    /**
+     * Estimated bytes of rows held at once, from fetch until settled, over all batches in flight; each fetch reads
+     * at most its share (one row always). Default from {@link KafkaOptions#MAX_IN_FLIGHT_BYTES} for this JVM.
+     */
+    public long maxInFlightBytes() {
+        return maxInFlightBytes;
+    }
+
     @Override
     public String toString() {
         return "PollSettings[table=" + table + ", onPublish=" + onPublish + ", batchSize=" + batchSize
+                + ", maxInFlightBytes=" + MemoryBudget.format(maxInFlightBytes)
                 + ", pipelineDepth=" + pipelineDepth + ", pollInterval=" + pollInterval + ", maxAttempts=" + maxAttempts
                 + ", onPoison=" + onPoison + ", retention=" + retention + ", purgeInterval=" + purgeInterval
                 + ", deadLetterTopic=" + deadLetterTopic + ", relayName=" + relayName + "]";
@@ -149,6 +164,8 @@ public final class PollSettings {
         private Duration standbyInterval = PollOptions.STANDBY_INTERVAL.parsedDefault();
         private Duration maxBackoff = Duration.ofSeconds(10);
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
+        private long maxInFlightBytes = KafkaOptions.MAX_IN_FLIGHT_BYTES.parsedDefault()
+                .bytes(Runtime.getRuntime().maxMemory(), DEFAULT_PRODUCER_BUFFER);
 
         private Builder() {
         }
@@ -221,6 +238,14 @@ public final class PollSettings {
 
         public Builder relayName(String value) {
             this.relayName = Objects.requireNonNull(value, "relayName");
+            return this;
+        }
+
+        public Builder maxInFlightBytes(long value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("max in-flight bytes must be positive, was " + value);
+            }
+            this.maxInFlightBytes = value;
             return this;
         }
 

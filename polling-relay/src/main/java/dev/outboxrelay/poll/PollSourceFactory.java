@@ -45,6 +45,7 @@ public final class PollSourceFactory implements SourceFactory {
                 .purgeInterval(config.get(KafkaOptions.PURGE_INTERVAL))
                 .standbyInterval(config.get(PollOptions.STANDBY_INTERVAL))
                 .relayName(config.get(InstanceOptions.RELAY_NAME))
+                .maxInFlightBytes(KafkaOptions.inFlightBytes(config))
                 .build();
     }
 }

@@ -95,6 +95,38 @@ class OutboxQueriesIT {
         }
     }
 
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @ValueSource(ints = {0, 14})
+    void theFetchStopsAtItsByteBudgetWithoutSkippingARowAndAlwaysReadsTheFirst(int major) throws Exception {
+        createDatabase(major);
+        // Compressible (stored compressed: measured as text) and incompressible (stored as is) payloads of ~100 KB.
+        database.execute("INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, payload) SELECT"
+                + " gen_random_uuid(), 'Order',"
+                + " 'k' || g, 'Big', CASE WHEN g % 2 = 0 THEN jsonb_build_object('data', repeat('x', 100000)) ELSE"
+                + " jsonb_build_object('data', (SELECT string_agg(md5(random()::text || g || i), '') FROM"
+                + " generate_series(1, 3125) i)) END FROM generate_series(1, 6) g");
+        database.execute(String.format(INSERT, 3));
+        long first = database.queryLong("SELECT min(seq) FROM outbox");
+        assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE pg_column_compression(payload) IS NOT NULL"))
+                .as("some payloads are stored compressed").isBetween(1L, 5L);
+        OutboxQueries queries = new OutboxQueries(OutboxTable.parse(TABLE), OnPoison.BLOCK);
+        try (Connection c = database.connect()) {
+            queries.prepareSession(c, "fetch-test");
+            try (PreparedStatement fetch = queries.prepareFetch(c)) {
+                assertThat(queries.fetch(fetch, new long[0], first, new String[0], 100, 250_000))
+                        .as("~100 KB each: read while less than 250 KB came before").extracting(OutboxRow::seq)
+                        .containsExactly(first, first + 1, first + 2);
+                assertThat(queries.fetch(fetch, new long[0], first, new String[0], 100, 1))
+                        .as("the first row however large").extracting(OutboxRow::seq).containsExactly(first);
+                assertThat(queries.fetch(fetch, new long[0], first + 5, new String[0], 100, 100_000))
+                        .as("a big row uses the budget up").extracting(OutboxRow::seq).containsExactly(first + 5);
+                assertThat(queries.fetch(fetch, new long[0], first + 6, new String[0], 100, 1_000))
+                        .as("small rows: ~550 bytes each").extracting(OutboxRow::seq)
+                        .containsExactly(first + 6, first + 7);
+            }
+        }
+    }
+
     private static void assertOrderedIndexScan(List<String> plan) {
         assertThat(plan).as("%s", plan).anyMatch(line -> line.contains("Index Scan using outbox_unsent_idx"));
         assertThat(plan).as("no sort of the whole backlog: %s", plan).noneMatch(line -> line.contains("Sort"));
@@ -107,6 +139,7 @@ class OutboxQueriesIT {
             ps.setLong(2, 0);
             ps.setArray(3, c.createArrayOf("text", new String[0]));
             ps.setInt(4, 1000);
+            ps.setLong(5, 16L << 20);
             List<String> lines = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -1,5 +1,6 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.core.Heartbeat;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory.Coordination;
@@ -54,7 +55,8 @@ final class DefaultRelayDaemon implements RelayDaemon {
                             () -> sources.apply(m), settings.standbyInterval(), this::fail)
                     : SourceRunner.direct(() -> sources.apply(m));
             runner.start();
-            watchdog = Watchdog.start(runner::failure, this::fail);
+            watchdog = Watchdog.start(Watchdog.orStalled(runner::failure, Heartbeat::stalled, Heartbeat.STALL_BOUND),
+                    this::fail);
             lifecycle.move(DaemonState.STARTING, DaemonState.RUNNING);
             LOG.info("Relay '{}' running in {} mode{}", settings.relayName(), settings.mode(),
                     daemonLocks ? " (one active relay per table, standbys check every "
@@ -111,10 +113,11 @@ final class DefaultRelayDaemon implements RelayDaemon {
 
     private HttpEndpoints.Answer liveness() {
         DaemonState s = state();
+        Optional<String> stalled = Heartbeat.stalled(Heartbeat.STALL_BOUND);
         boolean live = (s == DaemonState.STARTING || s == DaemonState.RUNNING || s == DaemonState.STOPPING)
-                && failure == null;
-        return HttpEndpoints.Answer.json(live, "{\"status\":" + Json.quote(live ? "live" : "dead")
-                + ",\"state\":" + Json.quote(s.name()) + "}\n");
+                && failure == null && stalled.isEmpty();
+        return HttpEndpoints.Answer.json(live, "{\"status\":" + Json.quote(live ? "live" : stalled.isPresent()
+                ? "stalled" : "dead") + ",\"state\":" + Json.quote(s.name()) + "}\n");
     }
 
     private HttpEndpoints.Answer readinessAnswer() {

@@ -1,15 +1,19 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.core.Heartbeat;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Keeps the daemon from lingering half-alive: every 500 ms it asks the source runner whether its source died
  * ({@link SourceRunner#failure()}), and it catches an {@link Error} that ends any thread of the process (a worker,
- * a probe, a library's thread); either is handed to {@code fatal}, which stops the daemon with exit 1.
+ * a probe, a library's thread); either is handed to {@code fatal}, which stops the daemon with exit 1. With
+ * {@link #orStalled} a worker stuck past a bound counts as dead too.
  */
 final class Watchdog implements AutoCloseable {
 
@@ -36,6 +40,16 @@ final class Watchdog implements AutoCloseable {
         Watchdog w = new Watchdog(failure, fatal);
         w.thread.start();
         return w;
+    }
+
+    /**
+     * {@code failure}, or else a worker thread stuck past {@code bound} ({@link Heartbeat}) as a failure: a thread
+     * that stopped making progress is treated like one that died.
+     */
+    static Supplier<Optional<Throwable>> orStalled(Supplier<Optional<Throwable>> failure,
+                                                   Function<Duration, Optional<String>> stalled, Duration bound) {
+        return () -> failure.get().or(() -> stalled.apply(bound)
+                .map(what -> new IllegalStateException("a worker is stuck: " + what)));
     }
 
     private void uncaught(Thread t, Throwable e) {

@@ -66,6 +66,25 @@ final class RelayProcess implements AutoCloseable {
                 Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
     }
 
+    /** {@code run} of the jar with {@code jvmOptions} (e.g. the deploy files' heap flags) after the test default. */
+    static RelayProcess runWithJvm(List<String> jvmOptions, String name, TestDatabase db, TestKafka kafka,
+                                   String... extra) throws IOException {
+        List<String> launch = new ArrayList<>(jvmOptions);
+        launch.addAll(List.of("-jar", JAR.toString()));
+        return runAs(launch, name, db.jdbcUrl(), db.relayUser(), kafka,
+                Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
+    }
+
+    /** The process's peak resident set (VmHWM) in MiB, from /proc. */
+    long peakRssMib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
+            }
+        }
+        throw new IllegalStateException("no VmHWM in /proc/" + process.pid() + "/status");
+    }
+
     private static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, TestKafka kafka,
                                       Map<String, String> env, String... extra) throws IOException {
         int port = freePort();

@@ -33,6 +33,21 @@ class WatchdogTest {
     }
 
     @Test
+    void aWorkerStuckPastTheBoundCountsAsDead() throws Exception {
+        AtomicReference<String> stuck = new AtomicReference<>();
+        CompletableFuture<Throwable> reported = new CompletableFuture<>();
+        try (Watchdog w = Watchdog.start(Watchdog.orStalled(Optional::empty,
+                bound -> Optional.ofNullable(stuck.get()).map(t -> t + " (bound " + bound.toMinutes() + " min)"),
+                Duration.ofMinutes(3)), reported::complete)) {
+            Thread.sleep(700);
+            assertThat(reported).isNotDone();
+            stuck.set("thread outbox-relay-poll made no progress for 181 s");
+            assertThat(reported.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("a worker is stuck: thread outbox-relay-poll made no progress for 181 s (bound 3 min)");
+        }
+    }
+
+    @Test
     void anErrorEndingAnyThreadIsFatalAnExceptionIsNot() throws Exception {
         CompletableFuture<Throwable> reported = new CompletableFuture<>();
         try (Watchdog w = Watchdog.start(Optional::empty, reported::complete)) {

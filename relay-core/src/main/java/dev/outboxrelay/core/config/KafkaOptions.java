@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** Options of the shared pipeline both sources run: routing, the Kafka producer, acknowledgement. */
 public final class KafkaOptions {
@@ -79,6 +80,15 @@ public final class KafkaOptions {
             .example("10m")
             .build();
 
+    public static final Option<MemoryBudget> MAX_IN_FLIGHT_BYTES = Option.builder("max-in-flight-bytes",
+                    OptionType.custom("size|auto", MemoryBudget::parse))
+            .defaultValue("auto")
+            .doc("Bytes of events held at once, from fetch or the WAL until Kafka acknowledged them (poll: every"
+                    + " batch in flight; cdc: Debezium's queue and the batches in flight). auto: an eighth of the heap,"
+                    + " at most kafka.buffer.memory. A single larger row is still relayed, alone.")
+            .example("64MiB")
+            .build();
+
     public static final Option<Path> KAFKA_CONFIG_FILE = Option.path("kafka-config-file")
             .validate(Validator.readableFile())
             .doc("Properties file of Kafka producer settings (keys without the kafka. prefix), e.g. SASL/TLS;"
@@ -97,8 +107,10 @@ public final class KafkaOptions {
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
             .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
+            .add(MAX_IN_FLIGHT_BYTES)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)
+            .check(KafkaOptions::budgetFitsProducer)
             .build();
 
     private KafkaOptions() {
@@ -120,6 +132,38 @@ public final class KafkaOptions {
         } catch (WeakDeliveryException e) {
             e.problems().forEach(p -> problems.add("--" + p));
         }
+    }
+
+    private static void budgetFitsProducer(RelayConfig config, List<String> problems) {
+        MemoryBudget budget = config.find(MAX_IN_FLIGHT_BYTES).orElse(null); // absent: its own problem is reported
+        long buffer = producerBufferBytes(config);
+        if (budget != null && !budget.isAuto() && buffer > 0 && budget.bytes(0, buffer) > buffer) {
+            problems.add("--" + MAX_IN_FLIGHT_BYTES.name() + ": " + budget + " is more than kafka.buffer.memory ("
+                    + MemoryBudget.format(buffer) + "), so records would wait in the producer; lower it or raise"
+                    + " kafka.buffer.memory");
+        }
+    }
+
+    /** The producer's buffer.memory as set, or Kafka's default; -1 when set to something Kafka's check refuses. */
+    private static long producerBufferBytes(RelayConfig config) {
+        String set = config.passthrough(KAFKA.prefix()).get(ProducerConfig.BUFFER_MEMORY_CONFIG);
+        if (set == null) {
+            return (Long) ProducerConfig.configDef().defaultValues().get(ProducerConfig.BUFFER_MEMORY_CONFIG);
+        }
+        try {
+            return Long.parseLong(set.trim());
+        } catch (NumberFormatException e) {
+            return -1; // reported by the producer settings check
+        }
+    }
+
+    /**
+     * The relay's byte budget for events in flight ({@link #MAX_IN_FLIGHT_BYTES}) in this JVM, resolved against its
+     * maximum heap and the producer's buffer.
+     */
+    public static long inFlightBytes(RelayConfig config) {
+        return config.get(MAX_IN_FLIGHT_BYTES).bytes(Runtime.getRuntime().maxMemory(),
+                Math.max(MemoryBudget.MIN_BYTES, producerBufferBytes(config)));
     }
 
     private static Pattern topicAllow(String regex) {

@@ -35,6 +35,15 @@ public final class DeadLetterTopic {
 
     /** What the copy is made of: the row's contract columns as read (the payload as text, maybe null). */
     public record DyingEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload) {
+
+        /** Characters of its text columns: about its bytes in memory. */
+        long estimatedBytes() {
+            return len(aggregateType) + len(aggregateId) + len(eventType) + len(payload);
+        }
+
+        private static long len(String s) {
+            return s == null ? 0 : s.length();
+        }
     }
 
     private final String topic;

@@ -31,7 +31,8 @@ import java.util.UUID;
  *   <li>a broker-wide failure holds back everything: the records are sent again after a backoff, no attempt
  *       counted, until Kafka takes them; the source's position does not move meanwhile.</li>
  * </ul>
- * At most {@link DeliverySettings#maxUnsettledEvents()} events are in flight: {@link #submit} blocks beyond that.
+ * At most {@link DeliverySettings#maxUnsettledEvents()} events and {@link DeliverySettings#maxUnsettledBytes()}
+ * bytes are in flight: {@link #submit} blocks beyond that.
  */
 public interface DeliveryPipeline extends AutoCloseable {
 
@@ -63,12 +64,27 @@ public interface DeliveryPipeline extends AutoCloseable {
             }
         }
 
+        /**
+         * What this row costs in memory while in flight, estimated: its text (payload, headers, key) and a fixed
+         * allowance for the rest. Strings of Latin-1 text take a byte per character.
+         */
+        public long bytes() {
+            return ROW_OVERHEAD_BYTES + size(key) + (event != null ? event.estimatedBytes() : raw.estimatedBytes());
+        }
+
+        private static long size(String s) {
+            return s == null ? 0 : s.length();
+        }
+
         /** The dead-letter topic's copy of this row. */
         public DeadLetterTopic.DyingEvent dying() {
             return raw != null ? raw : new DeadLetterTopic.DyingEvent(id, event.aggregateType(),
                     event.aggregateId(), event.eventType(), event.payload());
         }
     }
+
+    /** Bytes counted for a row besides its text: objects, ids, timestamps, the producer's record overhead. */
+    long ROW_OVERHEAD_BYTES = 256;
 
     /** Runs once a batch is settled; {@code last} is true for the last source batch of a group settled together. */
     @FunctionalInterface
@@ -85,7 +101,8 @@ public interface DeliveryPipeline extends AutoCloseable {
                                   TopicLimits limits, KeyParking parking, RowStore rows, RelayListener listener) {
         Settler settler = new Settler(settings, publisher, limits, parking, rows, listener);
         Sender sender = new Sender(router, publisher, limits, parking, settings.onPoison());
-        return new SettlingPipeline(sender, settler, settings.maxUnsettledEvents(), settings.threadName());
+        return new SettlingPipeline(sender, settler, settings.maxUnsettledEvents(), settings.maxUnsettledBytes(),
+                settings.threadName());
     }
 
     /**

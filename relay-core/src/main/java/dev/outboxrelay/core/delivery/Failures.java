@@ -49,6 +49,15 @@ public final class Failures {
         return FailureClass.BROKER;
     }
 
+    /**
+     * Whether {@code error} (a {@link FailureClass#ROW} failure) repeats on every attempt for the same record: a
+     * record too large for the producer or the topic. Such a row is charged all its attempts at once.
+     */
+    public static boolean failsEveryTime(Throwable error) {
+        Throwable e = unwrap(error);
+        return e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException;
+    }
+
     /** The cause behind the wrappers that futures add. */
     public static Throwable unwrap(Throwable error) {
         Throwable e = error;

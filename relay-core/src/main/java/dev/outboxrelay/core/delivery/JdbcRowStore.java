@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.delivery;
 
+import dev.outboxrelay.core.Heartbeat;
 import dev.outboxrelay.core.acknowledge.Acknowledger;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import java.sql.Connection;
@@ -62,6 +63,7 @@ final class JdbcRowStore implements RowStore {
     private <T> T retrying(String what, Write<T> write) throws InterruptedException {
         Backoff backoff = Backoff.exponential(MIN_BACKOFF, MAX_BACKOFF);
         while (true) {
+            Heartbeat.beat(); // a database outage is waited out here, not a stuck thread
             try {
                 return write.on(connection());
             } catch (SQLException e) {

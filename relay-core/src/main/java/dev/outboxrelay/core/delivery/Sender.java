@@ -3,6 +3,7 @@ package dev.outboxrelay.core.delivery;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
 import dev.outboxrelay.core.event.MalformedEventException;
+import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.route.EventRouter;
 import java.util.HashSet;
@@ -53,6 +54,17 @@ final class Sender {
                 malformed(sent, parkedHere, item, item.malformedReason());
                 continue;
             }
+            long chars = item.event().estimatedBytes() + (key == null ? 0 : key.length());
+            if (chars > publisher.maxRecordBytes()) {
+                // Certainly too large (UTF-8 takes at least a byte per character): refused before it is encoded, so
+                // the row is held once, and dead-lettered at once, its copy without the payload.
+                OutboxEvent e = item.event();
+                malformed(sent, parkedHere, Item.malformed(new DeadLetterTopic.DyingEvent(e.id(), e.aggregateType(),
+                        e.aggregateId(), e.eventType(), null), "the event is " + chars + " characters, more than the"
+                        + " producer's max.request.size (" + publisher.maxRecordBytes() + " bytes): Kafka refuses it"
+                        + " every time"), null);
+                continue;
+            }
             ProducerRecord<byte[], byte[]> record;
             try {
                 record = router.route(item.event());
@@ -93,7 +105,7 @@ final class Sender {
 
     private void malformed(SentBatch sent, Set<String> parkedHere, Item item, String reason) {
         sent.malformed.add(item);
-        sent.malformedReasons.add(reason);
+        sent.malformedReasons.add(reason != null ? reason : item.malformedReason());
         if (onPoison == OnPoison.BLOCK) {
             park(parkedHere, item.key(), Reason.DEAD_LETTER, "event " + item.id());
         }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.delivery;
 
+import dev.outboxrelay.core.Heartbeat;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.Failure;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
@@ -110,6 +111,7 @@ final class Settler {
         Backoff backoff = Backoff.exponential(MIN_BACKOFF, MAX_BACKOFF);
         int published = 0;
         while (true) {
+            Heartbeat.beat();
             Round round = collect(sent);
             published += round.acked.size();
             List<Failure> failures = deadLetters == null || round.failures.isEmpty() ? round.failures
@@ -181,7 +183,10 @@ final class Settler {
                 switch (Failures.classify(cause)) {
                     case ROW -> {
                         String reason = Failures.describe(cause);
-                        round.failed(item, reason);
+                        // A record too large for Kafka fails the same way every time: it uses all attempts now.
+                        for (int a = Failures.failsEveryTime(cause) ? maxAttempts : 1; a > 0; a--) {
+                            round.failed(item, reason);
+                        }
                         listener.publishFailed(item.id(), reason);
                     }
                     case AMBIGUOUS -> {

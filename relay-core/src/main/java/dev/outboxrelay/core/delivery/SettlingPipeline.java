@@ -1,5 +1,6 @@
 package dev.outboxrelay.core.delivery;
 
+import dev.outboxrelay.core.Heartbeat;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -27,24 +28,28 @@ final class SettlingPipeline implements DeliveryPipeline {
     /** Unanswered for this long, Kafka counts as unavailable for health and metrics (we keep waiting). */
     private static final Duration SLOW_ACK = Duration.ofSeconds(15);
 
-    private record Pending(SentBatch sent, Settled settled) {
+    private record Pending(SentBatch sent, Settled settled, long bytes) {
     }
 
     private final Sender sender;
     private final Settler settler;
     private final int maxEvents;
+    private final long maxBytes;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     /** Events submitted and not settled yet; guarded by this. */
     private int unsettledEvents;
+    /** Estimated bytes of the events submitted and not settled yet; guarded by this. */
+    private long unsettledBytes;
     private final Thread thread;
     /** Guarded by this. */
     private boolean closed;
     private volatile Throwable failure;
 
-    SettlingPipeline(Sender sender, Settler settler, int maxEvents, String threadName) {
+    SettlingPipeline(Sender sender, Settler settler, int maxEvents, long maxBytes, String threadName) {
         this.sender = sender;
         this.settler = settler;
         this.maxEvents = maxEvents;
+        this.maxBytes = maxBytes;
         this.thread = new Thread(this::settleLoop, threadName);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -52,9 +57,13 @@ final class SettlingPipeline implements DeliveryPipeline {
 
     @Override
     public void submit(List<Item> items, boolean fromTable, Settled settled) throws InterruptedException {
+        long bytes = bytes(items);
         synchronized (this) {
-            while ((unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP) && !closed) {
-                wait();
+            // A batch larger than the budget on its own is admitted once nothing else is in flight.
+            while ((unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP
+                    || (unsettledEvents > 0 && unsettledBytes + bytes > maxBytes)) && !closed) {
+                Heartbeat.beat(); // waiting for Kafka to take the in-flight events is progress, not a stall
+                wait(1000);
             }
             if (closed) {
                 throw new InterruptedException("relay is closing");
@@ -65,8 +74,9 @@ final class SettlingPipeline implements DeliveryPipeline {
         // submission order.
         SentBatch sent = sender.send(items, fromTable);
         synchronized (this) {
-            queue.addLast(new Pending(sent, settled));
+            queue.addLast(new Pending(sent, settled, bytes));
             unsettledEvents += items.size();
+            unsettledBytes += bytes;
             notifyAll();
         }
     }
@@ -128,12 +138,14 @@ final class SettlingPipeline implements DeliveryPipeline {
     }
 
     private void settleLoop() {
+        Heartbeat.watch();
         try {
             while (true) {
                 Pending head;
                 synchronized (this) {
                     while (queue.isEmpty() && !closed) {
-                        wait();
+                        Heartbeat.beat();
+                        wait(1000);
                     }
                     if (closed) {
                         return;
@@ -142,6 +154,7 @@ final class SettlingPipeline implements DeliveryPipeline {
                 }
                 long t0 = System.nanoTime();
                 while (!head.sent().awaitAnswers(System.nanoTime() + SLOW_ACK.toNanos())) {
+                    Heartbeat.beat();
                     settler.slow(SLOW_ACK);
                 }
                 long t1 = System.nanoTime();
@@ -165,7 +178,9 @@ final class SettlingPipeline implements DeliveryPipeline {
                 }
                 synchronized (this) {
                     for (int i = 0; i < group.size(); i++) {
-                        unsettledEvents -= queue.pollFirst().sent().size();
+                        Pending done = queue.pollFirst();
+                        unsettledEvents -= done.sent().size();
+                        unsettledBytes -= done.bytes();
                     }
                     notifyAll();
                 }
@@ -183,11 +198,20 @@ final class SettlingPipeline implements DeliveryPipeline {
             failure = e;
             LOG.error("Settling published events failed; the source stops publishing and the relay exits", e);
         } finally {
+            Heartbeat.unwatch();
             synchronized (this) {
                 closed = true;
                 notifyAll();
             }
         }
+    }
+
+    private static long bytes(List<Item> items) {
+        long n = 0;
+        for (Item item : items) {
+            n += item.bytes();
+        }
+        return n;
     }
 
     /** The head and the batches right behind it that Kafka has already answered completely. */

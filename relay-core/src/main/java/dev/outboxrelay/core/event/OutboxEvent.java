@@ -28,6 +28,15 @@ public record OutboxEvent(UUID id, String aggregateType, String aggregateId, Str
         Objects.requireNonNull(createdAt, "createdAt");
     }
 
+    /** Characters of its text (payload, headers, type names): about its bytes in memory, Latin-1 text. */
+    public long estimatedBytes() {
+        long n = aggregateType.length() + eventType.length() + (payload == null ? 0 : payload.length());
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            n += h.getKey().length() + (h.getValue() == null ? 0 : h.getValue().length()) + 32;
+        }
+        return n;
+    }
+
     /** Never logs the payload or header values: they may hold personal data. */
     @Override
     public String toString() {

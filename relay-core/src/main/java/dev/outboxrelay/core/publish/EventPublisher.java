@@ -40,6 +40,12 @@ public interface EventPublisher extends AutoCloseable {
     /** Sends everything buffered now instead of waiting for {@code linger.ms}; returns once all are answered. */
     void flush();
 
+    /**
+     * The largest record the producer sends at all ({@code max.request.size}): a record of more serialized bytes is
+     * refused before it is sent, every time.
+     */
+    int maxRecordBytes();
+
     /** Closes the producer, waiting up to {@code timeout} for in-flight records. Idempotent. */
     void close(Duration timeout);
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
@@ -15,9 +16,13 @@ final class KafkaEventPublisher implements EventPublisher {
     private final Producer<byte[], byte[]> producer;
     private final KafkaClientMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final int maxRecordBytes;
 
     KafkaEventPublisher(ProducerSettings settings) {
         this.producer = new KafkaProducer<>(settings.producerProperties());
+        // Parsed by Kafka's own definition (no config dump in the log, unlike new ProducerConfig(...)).
+        this.maxRecordBytes = (Integer) ProducerConfig.configDef().parse(settings.producerProperties())
+                .get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
         // The producer's own metrics (kafka_producer_*) go to Micrometer's global registry, which the daemon's
         // /metrics registry joins: the producer lives in the source, the registry in the daemon.
         this.metrics = new KafkaClientMetrics(producer);
@@ -39,6 +44,11 @@ final class KafkaEventPublisher implements EventPublisher {
             acked.completeExceptionally(e);
         }
         return acked;
+    }
+
+    @Override
+    public int maxRecordBytes() {
+        return maxRecordBytes;
     }
 
     @Override

@@ -224,6 +224,43 @@ class ConfigSpecTest {
     }
 
     @Test
+    void theInFlightByteBudgetIsASizeOrAutoAndMustFitTheProducersBuffer() {
+        RelayConfig auto = SPEC.resolve(required().build());
+        assertThat(auto.get(KafkaOptions.MAX_IN_FLIGHT_BYTES).isAuto()).isTrue();
+        assertThat(KafkaOptions.inFlightBytes(auto)).isBetween(MemoryBudget.MIN_BYTES, 32L << 20);
+        RelayConfig sized = SPEC.resolve(required().flag("max-in-flight-bytes", "16MiB").build());
+        assertThat(KafkaOptions.inFlightBytes(sized)).isEqualTo(16L << 20);
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("max-in-flight-bytes", "64MiB").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--max-in-flight-bytes: 64 MiB is more than kafka.buffer.memory (32 MiB), so records would"
+                                + " wait in the producer; lower it or raise kafka.buffer.memory"));
+        RelayConfig raised = SPEC.resolve(required().flag("max-in-flight-bytes", "64MiB")
+                .passthroughFlag("kafka", "buffer.memory", Long.toString(128L << 20)).build());
+        assertThat(KafkaOptions.inFlightBytes(raised)).isEqualTo(64L << 20);
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("max-in-flight-bytes", "lots").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--max-in-flight-bytes: expected auto or a size such as 512KiB, 64MiB or 1GiB, was 'lots'"));
+    }
+
+    @Test
+    void memoryBudgetsParseBinaryUnitsAndDeriveAutoFromTheHeap() {
+        assertThat(MemoryBudget.parse("1048576").bytes(0, 0)).isEqualTo(1L << 20);
+        assertThat(MemoryBudget.parse("2048kib").isAuto()).isFalse();
+        assertThat(MemoryBudget.parse("2 GB").bytes(0, 0)).isEqualTo(2L << 30);
+        assertThat(MemoryBudget.parse("AUTO").bytes(256L << 20, 32L << 20)).as("heap / 8").isEqualTo(32L << 20);
+        assertThat(MemoryBudget.parse("auto").bytes(4L << 30, 32L << 20)).as("at most the producer buffer")
+                .isEqualTo(32L << 20);
+        assertThat(MemoryBudget.parse("auto").bytes(64L << 20, 32L << 20)).isEqualTo(8L << 20);
+        assertThat(MemoryBudget.parse("auto").bytes(4L << 20, 32L << 20)).as("floor").isEqualTo(MemoryBudget.MIN_BYTES);
+        assertThatThrownBy(() -> MemoryBudget.parse("512KiB")).hasMessage("must be at least 1MiB, was '512KiB'");
+        assertThatThrownBy(() -> MemoryBudget.parse("99999999999GiB")).hasMessage("size too large: '99999999999GiB'");
+        assertThat(MemoryBudget.format(48L << 20)).isEqualTo("48 MiB");
+        assertThat(MemoryBudget.format(3L << 29)).isEqualTo("1536 MiB");
+        assertThat(MemoryBudget.format(2L << 30)).isEqualTo("2 GiB");
+        assertThat(MemoryBudget.format(1_500_000)).isEqualTo("1.4 MiB");
+    }
+
+    @Test
     void kafkaSettingsAreCheckedBeforeAnythingIsContacted() {
         assertThatThrownBy(() -> SPEC.resolve(required().passthroughFlag("kafka", "lingr.ms", "5")
                 .passthroughFlag("kafka", "compression.type", "bogus")

@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -49,7 +50,7 @@ class DeliveryPipelineTest {
         final Settler settler;
 
         Halves(OnPoison onPoison, String deadLetterTopic) {
-            DeliverySettings settings = new DeliverySettings(2, onPoison, Optional.ofNullable(deadLetterTopic), 100,
+            DeliverySettings settings = new DeliverySettings(2, onPoison, Optional.ofNullable(deadLetterTopic), 100, 64L << 20,
                     "test-settle");
             sender = new Sender(EventRouter.topicTemplate("t.${aggregateType}"), kafka, topics, parking, onPoison);
             settler = new Settler(settings, kafka, topics, parking, rows, RelayListener.none(), clock::get);
@@ -92,7 +93,8 @@ class DeliveryPipelineTest {
 
     @Test
     void aRowsFaultChargesAnAttemptAndParksOnlyItsKey() throws Exception {
-        kafka.answer = r -> key(r).equals("bad") ? failed(new RecordTooLargeException("over the limit")) : acked();
+        kafka.answer = r -> key(r).equals("bad") ? failed(new InvalidRecordException("refused by validation"))
+                : acked();
         Halves p = publisher(OnPoison.BLOCK);
         Item bad = item("Order", "bad");
         Item good = item("Order", "good");
@@ -108,6 +110,40 @@ class DeliveryPipelineTest {
         SentBatch next = p.send(List.of(item("Order", "bad"), item("Order", "good")), false);
         assertThat(next.parked).isEqualTo(1);
         assertThat(kafka.sent).extracting(DeliveryPipelineTest::key).containsExactly("good");
+    }
+
+    @Test
+    void aRecordTooLargeForKafkaFailsTheSameWayEveryTimeSoItUsesAllItsAttemptsAtOnce() throws Exception {
+        kafka.answer = r -> key(r).equals("big") ? failed(new RecordTooLargeException("over the topic's limit"))
+                : acked();
+        Halves p = publisher(OnPoison.BLOCK);
+        Item big = item("Order", "big");
+        p.settleAll(List.of(p.send(List.of(big, item("Order", "small")), false)));
+        assertThat(rows.attempts).containsEntry(big.id(), 2);
+        assertThat(parking.reasonOf("big")).isEqualTo(Reason.DEAD_LETTER);
+    }
+
+    @Test
+    void aRowCertainlyLargerThanMaxRequestSizeIsDeadLetteredBeforeItIsEncodedAndCopiedWithoutItsPayload()
+            throws Exception {
+        kafka.answer = r -> acked();
+        kafka.maxRecordBytes = 1000;
+        Halves p = publisher(OnPoison.BLOCK, "dead");
+        Item huge = Item.of(new OutboxEvent(UUID.randomUUID(), "Order", "huge", "Happened",
+                "\"" + "x".repeat(1200) + "\"", Map.of(), Instant.now()));
+        Item fits = item("Order", "fits");
+        p.settleAll(List.of(p.send(List.of(huge, fits), false)));
+        assertThat(kafka.sent).as("only the copy of the huge row and the row that fits")
+                .extracting(ProducerRecord::topic).containsExactlyInAnyOrder("dead", "t.Order");
+        ProducerRecord<byte[], byte[]> copy = kafka.sent.stream().filter(r -> r.topic().equals("dead")).findFirst()
+                .orElseThrow();
+        assertThat(copy.value()).as("the copy would be refused as well").isNull();
+        assertThat(id(copy)).isEqualTo(huge.id());
+        assertThat(new String(copy.headers().lastHeader(DeadLetterTopic.HEADER_REASON).value(),
+                StandardCharsets.UTF_8)).isEqualTo("the event is 1219 characters, more than the producer's"
+                        + " max.request.size (1000 bytes): Kafka refuses it every time");
+        assertThat(rows.attempts).containsEntry(huge.id(), 2);
+        assertThat(rows.acknowledged).containsExactly(fits.id());
     }
 
     @Test

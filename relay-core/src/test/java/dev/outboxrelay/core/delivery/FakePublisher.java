@@ -33,6 +33,12 @@ final class FakePublisher implements EventPublisher {
     }
 
     volatile int flushes;
+    volatile int maxRecordBytes = 1 << 20;
+
+    @Override
+    public int maxRecordBytes() {
+        return maxRecordBytes;
+    }
 
     @Override
     public void flush() {

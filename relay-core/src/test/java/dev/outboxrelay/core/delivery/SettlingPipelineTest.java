@@ -33,8 +33,12 @@ class SettlingPipelineTest {
     private DeliveryPipeline pipeline;
 
     private DeliveryPipeline start(int maxUnsettledEvents) {
+        return start(maxUnsettledEvents, 64L << 20);
+    }
+
+    private DeliveryPipeline start(int maxUnsettledEvents, long maxUnsettledBytes) {
         DeliverySettings settings = new DeliverySettings(3, OnPoison.BLOCK, Optional.empty(), maxUnsettledEvents,
-                "test-settle");
+                maxUnsettledBytes, "test-settle");
         pipeline = DeliveryPipeline.start(settings, EventRouter.topicTemplate("t.${aggregateType}"), kafka,
                 TopicLimits.unknown(), parking, rows, new RelayListener() {
                     @Override
@@ -100,6 +104,31 @@ class SettlingPipelineTest {
     }
 
     @Test
+    void submitBlocksWhileTheUnsettledBytesFillThePipelineButAdmitsOneOversizedBatchAlone() throws Exception {
+        kafka.answer = r -> new CompletableFuture<>();
+        DeliveryPipeline p = start(1000, 10_000);
+        Item big = item("a", "x".repeat(50_000));
+        assertThat(big.bytes()).isGreaterThan(50_000);
+        p.submit(List.of(big), false, last -> { }); // larger than the budget, admitted: nothing else in flight
+        CountDownLatch submitted = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            try {
+                p.submit(List.of(item("b")), false, last -> { });
+                submitted.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        assertThat(submitted.await(200, TimeUnit.MILLISECONDS)).as("over budget: a small row waits too").isFalse();
+        kafka.pending.get(0).complete(FakePublisher.metadata());
+        assertThat(submitted.await(10, TimeUnit.SECONDS)).isTrue();
+        t.join();
+        p.submit(List.of(item("c"), item("d")), false, last -> { });
+        assertThat(kafka.pending).as("small rows share the budget").hasSize(4);
+    }
+
+    @Test
     void aBrokerWideFailureIsAnOutageUntilKafkaTakesTheRecordsAgainAndChargesNothing() throws Exception {
         AtomicBoolean down = new AtomicBoolean(true);
         kafka.answer = r -> down.get() ? CompletableFuture.failedFuture(new NetworkException("broker gone"))
@@ -152,6 +181,11 @@ class SettlingPipelineTest {
     }
 
     private static Item item(String key) {
-        return Item.of(new OutboxEvent(UUID.randomUUID(), "Order", key, "Happened", "{}", Map.of(), Instant.now()));
+        return item(key, "{}");
+    }
+
+    private static Item item(String key, String payload) {
+        return Item.of(new OutboxEvent(UUID.randomUUID(), "Order", key, "Happened", payload, Map.of(),
+                Instant.now()));
     }
 }
