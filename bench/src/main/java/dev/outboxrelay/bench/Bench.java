@@ -1,5 +1,6 @@
 package dev.outboxrelay.bench;
 
+import dev.outboxrelay.testkit.KafkaProcess;
 import dev.outboxrelay.testkit.PostgresOptions;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -80,11 +81,11 @@ final class Bench {
         String loadStart = MachineNotes.loadAverage();
         Path logs = Files.createTempDirectory("outbox-bench-logs-");
         try (TestPostgres postgres = startPostgres();
-             BrokerProcess kafka = BrokerProcess.start(logs.resolve("broker.log"))) {
+             KafkaProcess kafka = KafkaProcess.start(logs.resolve("broker.log"))) {
             List<String> notes = new ArrayList<>(MachineNotes.describe());
             notes.add(postgresNote(postgres));
             notes.add("Kafka: one KRaft broker (test-kit TestKafka) in its own JVM with Kafka's default server"
-                    + " JVM options " + BrokerProcess.JVM_OPTIONS + ", " + config.partitions()
+                    + " JVM options " + KafkaProcess.JVM_OPTIONS + ", " + config.partitions()
                     + " partitions per topic, replication factor 1");
             notes.add("relay: " + options.relayJar() + " as a subprocess, JVM options " + options.relayJvmOptions());
             notes.add("writer: " + config.writers() + " thread (warm-ups, backlogs and the stress phase: "
@@ -142,7 +143,7 @@ final class Bench {
         }
     }
 
-    private static double kafkaCeiling(BenchConfig config, BrokerProcess kafka) {
+    private static double kafkaCeiling(BenchConfig config, KafkaProcess kafka) {
         return Ceilings.kafkaProducerRate(kafka.bootstrapServers(), "bench-ceiling-k", config.kafkaRecords(),
                 config.aggregates());
     }

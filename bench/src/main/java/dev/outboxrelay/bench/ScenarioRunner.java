@@ -3,6 +3,7 @@ package dev.outboxrelay.bench;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.KafkaProcess;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.sql.Connection;
@@ -39,9 +40,9 @@ final class ScenarioRunner {
 
     private final BenchConfig config;
     private final TestPostgres postgres;
-    private final BrokerProcess kafka;
+    private final KafkaProcess kafka;
 
-    ScenarioRunner(BenchConfig config, TestPostgres postgres, BrokerProcess kafka) {
+    ScenarioRunner(BenchConfig config, TestPostgres postgres, KafkaProcess kafka) {
         this.config = config;
         this.postgres = postgres;
         this.kafka = kafka;

@@ -66,9 +66,34 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         this.startLsn = startLsn;
     }
 
+    /** When the last batch was handled (or this handler made); 0 while one is being handled. */
+    private volatile long idleSince = System.nanoTime();
+
+    /**
+     * How long Debezium has handed over nothing (heartbeats count; 0 while a batch is being handled). A live
+     * stream hands over a heartbeat every {@code heartbeat.interval.ms} even with no outbox row written, so a long
+     * silence means the stream is stuck or its connection is gone, which Debezium retries inside its engine
+     * without telling anyone.
+     */
+    long silentNanos() {
+        long since = idleSince;
+        return since == 0 ? 0 : System.nanoTime() - since;
+    }
+
     @Override
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> records,
                             DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException {
+        idleSince = 0;
+        try {
+            handle(records, committer);
+        } finally {
+            idleSince = System.nanoTime();
+        }
+    }
+
+    private void handle(List<RecordChangeEvent<SourceRecord>> records,
+                        DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
         if (closing.getAsBoolean()) {
             return; // not marked processed: replayed at the next start

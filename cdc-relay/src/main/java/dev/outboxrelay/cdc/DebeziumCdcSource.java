@@ -79,6 +79,7 @@ final class DebeziumCdcSource implements OutboxSource {
     private Thread supervisor;
     private volatile Throwable failure;
     private volatile DeliveryPipeline pipeline;
+    private volatile ChangeHandler handler;
 
     DebeziumCdcSource(CdcSettings settings, EventRouter router, EventPublisher publisher, TopicLimits topics,
                       RelayListener listener) {
@@ -223,6 +224,7 @@ final class DebeziumCdcSource implements OutboxSource {
         CompletableFuture<Long> up = new CompletableFuture<>();
         ChangeHandler handler = new ChangeHandler(pipeline, database, () -> closed, settings.table(),
                 rescanned, startLsn);
+        this.handler = handler;
         DebeziumEngine<RecordChangeEvent<SourceRecord>> e = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(EngineProperties.build(settings, database))
                 .notifying((records, committer) -> {
@@ -286,7 +288,9 @@ final class DebeziumCdcSource implements OutboxSource {
     @Override
     public boolean isHealthy() {
         DeliveryPipeline p = pipeline;
-        return !closed && streaming && p != null && p.isRunning() && !p.inOutage();
+        ChangeHandler h = handler;
+        return !closed && streaming && p != null && p.isRunning() && !p.inOutage()
+                && (h == null || h.silentNanos() < EngineProperties.silenceBound(settings).toNanos());
     }
 
     @Override

@@ -54,6 +54,14 @@ final class EngineProperties {
         return (int) Math.max(10_000, Math.min(1_000_000, s.maxInFlightBytes() / 4 / 100));
     }
 
+    /**
+     * Silence of the stream after which the source is unhealthy: three missed heartbeats and 2 s of slack. A
+     * black-holed replication path is retried inside Debezium's engine; this is how the relay notices it.
+     */
+    static java.time.Duration silenceBound(CdcSettings s) {
+        return s.heartbeatInterval().multipliedBy(3).plusSeconds(2);
+    }
+
     /** Half the byte budget: Debezium's queue holds one half, the delivery pipeline the other. */
     private static long halfBudget(CdcSettings s) {
         return Math.max(1, s.maxInFlightBytes() / 2);

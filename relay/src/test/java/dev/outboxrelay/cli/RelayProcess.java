@@ -66,6 +66,12 @@ final class RelayProcess implements AutoCloseable {
                 Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
     }
 
+    /** {@code run} against a broker at {@code bootstrap} (e.g. one in its own process). */
+    static RelayProcess run(String name, TestDatabase db, String bootstrap, String... extra) throws IOException {
+        return runAs(List.of("-jar", JAR.toString()), name, db.jdbcUrl(), db.relayUser(), bootstrap,
+                Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
+    }
+
     /** {@code run} of the jar with {@code jvmOptions} (e.g. the deploy files' heap flags) after the test default. */
     static RelayProcess runWithJvm(List<String> jvmOptions, String name, TestDatabase db, TestKafka kafka,
                                    String... extra) throws IOException {
@@ -87,12 +93,17 @@ final class RelayProcess implements AutoCloseable {
 
     private static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, TestKafka kafka,
                                       Map<String, String> env, String... extra) throws IOException {
+        return runAs(launch, name, jdbcUrl, user, kafka.bootstrapServers(), env, extra);
+    }
+
+    private static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, String bootstrap,
+                                      Map<String, String> env, String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m"));
         cmd.addAll(launch);
         cmd.addAll(List.of("run", "--db-url", jdbcUrl, "--db-user", user,
-                "--kafka-bootstrap", kafka.bootstrapServers(), "--http-host", "127.0.0.1",
+                "--kafka-bootstrap", bootstrap, "--http-host", "127.0.0.1",
                 "--http-port", String.valueOf(port), "--probe-interval", "500ms"));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd);

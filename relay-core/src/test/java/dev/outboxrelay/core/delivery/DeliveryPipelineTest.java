@@ -26,7 +26,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
@@ -203,8 +205,21 @@ class DeliveryPipelineTest {
 
     @Test
     void aBrokerWideFailureIsRetriedWithoutChargingAttempts() throws Exception {
+        brokerWideFailureIsRetriedWithoutChargingAttempts(new NetworkException("broker gone"));
+    }
+
+    @Test
+    void aBrokerWhoseDiskIsFullOrThatTimesOutOrLacksReplicasHoldsBackWithoutChargingAttempts() throws Exception {
+        brokerWideFailureIsRetriedWithoutChargingAttempts(new KafkaStorageException("disk full"));
+        brokerWideFailureIsRetriedWithoutChargingAttempts(new org.apache.kafka.common.errors.TimeoutException(
+                "Expiring 1 record(s): 120000 ms has passed since batch creation"));
+        brokerWideFailureIsRetriedWithoutChargingAttempts(new NotEnoughReplicasException("min.insync.replicas"));
+    }
+
+    private void brokerWideFailureIsRetriedWithoutChargingAttempts(Exception failure) throws Exception {
+        rows.acknowledged.clear();
         int[] calls = {0};
-        kafka.answer = r -> calls[0]++ == 0 ? failed(new NetworkException("broker gone")) : acked();
+        kafka.answer = r -> calls[0]++ == 0 ? failed(failure) : acked();
         Halves p = publisher(OnPoison.BLOCK);
         Item event = item("Order", "k");
         p.settleAll(List.of(p.send(List.of(event), false)));

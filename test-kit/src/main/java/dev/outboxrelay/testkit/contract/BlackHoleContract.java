@@ -25,14 +25,17 @@ import org.junit.jupiter.api.Test;
  * relay's sessions time out ({@code socketTimeout} in the URL; the relay's default is 60 s), are replaced, and
  * once the path is back every event is delivered. Without socket timeouts a session would wait forever.
  *
- * <p>The poll source runs it. CDC does not yet: Debezium notices the dead replication path (its heartbeat and
- * status updates fail) and restarts its task inside the engine, so the source reports neither an outage nor
- * unhealthiness meanwhile (Debezium's streaming bean did not show it reliably either).
+ * <p>Both sources run it. CDC: Debezium notices the dead replication path and restarts its task inside its engine
+ * without telling anyone, so the source watches the stream itself: a live stream hands over a heartbeat every
+ * heartbeat interval even when nothing is written, and three missed ones make it unhealthy. An idle relay must
+ * therefore stay healthy, which the test checks first.
  */
 public abstract class BlackHoleContract {
 
     /** Seconds of silence after which a read gives up, set in the URL for the test (the default is 60). */
     private static final int SOCKET_TIMEOUT_SECONDS = 3;
+    /** Longer than CDC's silence bound with the contract's 1 s heartbeat (3 missed heartbeats and 2 s). */
+    private static final Duration IDLE = Duration.ofSeconds(8);
 
     private TestDatabase database;
     private TcpProxy proxy;
@@ -72,6 +75,8 @@ public abstract class BlackHoleContract {
         List<String> ids = new ArrayList<>(write(writer, "before", 50));
         TopicReader reader = TopicReader.of(TestKafka.shared());
         reader.readUntilIds(topic, new HashSet<>(ids), Duration.ofSeconds(60));
+        Thread.sleep(IDLE.toMillis());
+        assertThat(relay.healthy()).as("healthy after %s without a row written", IDLE).isTrue();
 
         proxy.blackHole(true);
         ids.addAll(write(writer, "during", 50)); // the writer connects directly: only the relay's path is gone

@@ -1,20 +1,19 @@
-package dev.outboxrelay.bench;
+package dev.outboxrelay.testkit;
 
-import dev.outboxrelay.testkit.TestKafka;
 import java.io.IOException;
 import java.io.PrintStream;
 
 /**
- * The benchmark's Kafka broker as its own process (see {@link BrokerProcess}): starts the test kit's KRaft
- * broker, prints {@value #READY_PREFIX}{@code host:port} on stdout, and stops it when stdin closes (the bench
- * exited or closed it), so a crashed bench never leaves a broker behind.
+ * A Kafka broker as its own process (see {@link KafkaProcess}): starts the test kit's KRaft broker, prints
+ * {@value #READY_PREFIX}{@code host:port} on stdout, and stops it when stdin closes (its parent exited or closed
+ * it), so a crashed bench or test never leaves a broker behind.
  */
-public final class BrokerMain {
+public final class KafkaProcessMain {
 
     /** The line that announces the bootstrap address. */
     static final String READY_PREFIX = "broker-ready ";
 
-    private BrokerMain() {
+    private KafkaProcessMain() {
     }
 
     public static void main(String[] args) throws IOException {

@@ -1,0 +1,148 @@
+package dev.outboxrelay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outboxrelay.schema.OutboxSchema;
+import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.KafkaProcess;
+import dev.outboxrelay.testkit.ReadRecord;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.TopicReader;
+import dev.outboxrelay.testkit.contract.OutboxWriter;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A broker that stops answering without closing anything (its process frozen with SIGSTOP: the kernel still takes
+ * connections and requests), for longer than the producer's request timeout, while events keep being written: both
+ * modes notice (not ready, naming Kafka) within the documented 15 s plus a probe, stay live (an outage is not a
+ * reason to restart), and once the broker answers again deliver everything in per-key order. Also the slow broker:
+ * the same path, only shorter.
+ */
+class BrokerBlackHoleIT {
+
+    private static final Duration BLACK_HOLE = Duration.ofSeconds(40);
+
+    @Test
+    void aBrokerThatStopsAnsweringIsDetectedAndEverythingIsDeliveredOnceItAnswersAgain() throws Exception {
+        Map<String, TestDatabase> databases = new LinkedHashMap<>();
+        Map<String, RelayProcess> relays = new LinkedHashMap<>();
+        Map<String, List<String>> ids = new LinkedHashMap<>();
+        List<Thread> writers = new ArrayList<>();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        Files.createDirectories(Path.of("target", "it-logs"));
+        try (KafkaProcess kafka = KafkaProcess.start(Path.of("target", "it-logs", "black-hole-broker.log"))) {
+            for (String mode : List.of("poll", "cdc")) {
+                TestDatabase db = TestPostgres.shared().createDatabase("broker_hole_" + mode);
+                databases.put(mode, db);
+                try (Connection c = db.connect()) {
+                    OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
+                }
+                kafka.createTopic(topic(mode), 3);
+                List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
+                        "--relay-name", "broker-hole-" + mode));
+                if (mode.equals("cdc")) {
+                    args.addAll(List.of("--slot-name", "broker_hole_" + db.name()));
+                }
+                relays.put(mode, RelayProcess.run("broker-hole-" + mode, db, kafka.bootstrapServers(),
+                        args.toArray(String[]::new)));
+                ids.put(mode, Collections.synchronizedList(new ArrayList<>()));
+            }
+            for (String mode : relays.keySet()) {
+                RelayProcess relay = relays.get(mode);
+                await().atMost(Duration.ofSeconds(90)).until(() -> status(relay, "/health/ready") == 200);
+                OutboxWriter writer = new OutboxWriter(databases.get(mode), "public.outbox");
+                Thread t = new Thread(() -> {
+                    for (int round = 0; writing.get(); round++) {
+                        List<OutboxWriter.Row> rows = new ArrayList<>();
+                        for (int i = 0; i < 10; i++) {
+                            rows.add(OutboxWriter.Row.of("Order", "k-" + (i % 25), round * 10 + i));
+                        }
+                        ids.get(mode).addAll(writer.insert(rows));
+                        sleep(100);
+                    }
+                }, "writer-" + mode);
+                t.start();
+                writers.add(t);
+            }
+            sleep(3000);
+
+            kafka.freeze();
+            long frozen = System.nanoTime();
+            for (String mode : relays.keySet()) {
+                RelayProcess relay = relays.get(mode);
+                await().atMost(Duration.ofSeconds(35)).until(() -> status(relay, "/health/ready") == 503);
+                System.out.printf("BrokerBlackHoleIT %s: not ready %d ms after the broker froze%n", mode,
+                        (System.nanoTime() - frozen) / 1_000_000);
+                assertThat(relay.readiness()).as("%s names Kafka", mode).contains("\"kafka\":\"unreachable");
+            }
+            while (System.nanoTime() - frozen < BLACK_HOLE.toNanos()) {
+                for (String mode : relays.keySet()) {
+                    assertThat(status(relays.get(mode), "/health/live")).as("%s stays live", mode).isEqualTo(200);
+                }
+                sleep(1000);
+            }
+            kafka.thaw();
+            sleep(5000);
+            writing.set(false);
+            for (Thread t : writers) {
+                t.join();
+            }
+
+            for (String mode : relays.keySet()) {
+                RelayProcess relay = relays.get(mode);
+                List<String> written = new ArrayList<>(ids.get(mode));
+                List<ReadRecord> records = new TopicReader(kafka.bootstrapServers()).readUntilIds(topic(mode),
+                        new HashSet<>(written), Duration.ofSeconds(180));
+                DeliveryReport report = DeliveryReport.of(records, written);
+                assertThat(report.atLeastOnceInOrder()).as("%s: %s", mode, report).isTrue();
+                await().atMost(Duration.ofSeconds(60)).until(() -> status(relay, "/health/ready") == 200);
+                assertThat(relay.process.isAlive()).isTrue();
+                OutboxWriter writer = new OutboxWriter(databases.get(mode), "public.outbox");
+                await().atMost(Duration.ofSeconds(60)).until(() -> writer.unsent() == 0);
+            }
+        } finally {
+            writing.set(false);
+            for (Thread t : writers) {
+                t.join(30_000);
+            }
+            for (RelayProcess relay : relays.values()) {
+                relay.close();
+            }
+            for (TestDatabase db : databases.values()) {
+                db.drop();
+            }
+        }
+    }
+
+    private static int status(RelayProcess relay, String path) {
+        HttpResponse<String> r = relay.get(path);
+        return r == null ? -1 : r.statusCode();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String topic(String mode) {
+        return "broker-hole-" + mode;
+    }
+}
