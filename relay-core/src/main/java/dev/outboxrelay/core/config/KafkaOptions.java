@@ -2,9 +2,12 @@ package dev.outboxrelay.core.config;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.publish.WeakDeliveryException;
 import dev.outboxrelay.core.route.EventRouter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,6 +41,24 @@ public final class KafkaOptions {
                     + " template routes elsewhere is dead-lettered with the reason. The dead-letter topic is never a"
                     + " routing target.")
             .example("outbox\\.event\\.(Order|Invoice)")
+            .build();
+
+    public static final Option<MessageFormat.Kind> MESSAGE_FORMAT = Option.enumeration("message-format",
+                    MessageFormat.Kind.class)
+            .defaultValue("relay")
+            .doc("Record layout: relay (payload as the value; headers id, type, aggregate_type and the row's),"
+                    + " cloudevents-binary (CloudEvents 1.0: ce_* headers, payload as the value) or"
+                    + " cloudevents-structured (the value is the CloudEvent as JSON). Every format keys by aggregate_id"
+                    + " and carries the id header.")
+            .example("cloudevents-binary")
+            .build();
+
+    public static final Option<URI> CLOUDEVENTS_SOURCE = Option.builder("cloudevents-source",
+                    OptionType.custom("uri", KafkaOptions::uriReference))
+            .defaultValue("/outbox-relay")
+            .doc("The CloudEvents source attribute of every event (a URI reference naming the producing service),"
+                    + " with --message-format cloudevents-*.")
+            .example("https://orders.example.com")
             .build();
 
     public static final Option<OnPublish> ON_PUBLISH = Option.enumeration("on-publish", OnPublish.class)
@@ -105,7 +126,8 @@ public final class KafkaOptions {
 
     /** The pipeline's options, the same in every mode, and the delivery check. */
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
-            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
+            .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(MESSAGE_FORMAT).add(CLOUDEVENTS_SOURCE)
+            .add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .add(MAX_IN_FLIGHT_BYTES)
             .passthrough(KAFKA)
@@ -166,6 +188,18 @@ public final class KafkaOptions {
                 Math.max(MemoryBudget.MIN_BYTES, producerBufferBytes(config)));
     }
 
+    private static URI uriReference(String raw) {
+        try {
+            URI uri = new URI(raw.trim());
+            if (uri.toString().isEmpty()) {
+                throw new IllegalArgumentException("must not be empty");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a URI reference: " + e.getReason());
+        }
+    }
+
     private static Pattern topicAllow(String regex) {
         try {
             return Pattern.compile(regex);
@@ -174,10 +208,14 @@ public final class KafkaOptions {
         }
     }
 
-    /** The router of a validated config: the template, the allowed topics, never the dead-letter topic. */
+    /**
+     * The router of a validated config: the template, the allowed topics, never the dead-letter topic, the message
+     * format.
+     */
     public static EventRouter router(RelayConfig config) {
         return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
-                config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()));
+                config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()),
+                MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE)));
     }
 
     /** The producer settings, already validated by the spec. */

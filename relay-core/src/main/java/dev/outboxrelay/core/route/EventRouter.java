@@ -2,23 +2,20 @@ package dev.outboxrelay.core.route;
 
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.format.MessageFormat;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Turns an outbox event into the Kafka record consumers see. The output contract, identical for both sources:
- * <ul>
- *   <li>topic from the template; key = {@code aggregate_id} as UTF-8; value = the payload JSON text as UTF-8,
- *       or {@code null} (a tombstone) when the payload is SQL {@code NULL};</li>
- *   <li>headers {@code id} (event id), {@code type} (event type), {@code aggregate_type}, then every entry of the
- *       row's {@code headers} object, values as UTF-8.</li>
- * </ul>
+ * Turns an outbox event into the Kafka record consumers see, identically for both sources: the topic from the
+ * template (checked against the allowed topics), then key, value and headers from the {@link MessageFormat}
+ * ({@link MessageFormat#relay()} unless told otherwise).
  */
 public interface EventRouter {
 
     /** Header carrying the event id, the consumer's deduplication key. */
-    String HEADER_ID = "id";
+    String HEADER_ID = MessageFormat.HEADER_ID;
     /** Header carrying the event type. */
     String HEADER_TYPE = "type";
     /** Header carrying the aggregate type. */
@@ -32,7 +29,7 @@ public interface EventRouter {
      *                                  text holds characters Kafka does not allow in topic names
      */
     static EventRouter topicTemplate(String template) {
-        return new TemplateEventRouter(TopicTemplate.parse(template), null, Set.of());
+        return new TemplateEventRouter(TopicTemplate.parse(template), null, Set.of(), MessageFormat.relay());
     }
 
     /**
@@ -41,7 +38,12 @@ public interface EventRouter {
      * relay may write to.
      */
     static EventRouter topicTemplate(String template, Pattern allowed, Set<String> forbidden) {
-        return new TemplateEventRouter(TopicTemplate.parse(template), allowed, Set.copyOf(forbidden));
+        return topicTemplate(template, allowed, forbidden, MessageFormat.relay());
+    }
+
+    /** Like {@link #topicTemplate(String, Pattern, Set)}, writing records in {@code format}. */
+    static EventRouter topicTemplate(String template, Pattern allowed, Set<String> forbidden, MessageFormat format) {
+        return new TemplateEventRouter(TopicTemplate.parse(template), allowed, Set.copyOf(forbidden), format);
     }
 
     /**

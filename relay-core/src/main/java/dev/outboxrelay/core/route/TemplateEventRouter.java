@@ -2,23 +2,23 @@ package dev.outboxrelay.core.route;
 
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
-import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import dev.outboxrelay.core.format.MessageFormat;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 final class TemplateEventRouter implements EventRouter {
 
     private final TopicTemplate template;
     private final Pattern allowed;
     private final Set<String> forbidden;
+    private final MessageFormat format;
 
-    TemplateEventRouter(TopicTemplate template, Pattern allowed, Set<String> forbidden) {
+    TemplateEventRouter(TopicTemplate template, Pattern allowed, Set<String> forbidden, MessageFormat format) {
         this.template = template;
         this.allowed = allowed;
         this.forbidden = forbidden;
+        this.format = format;
     }
 
     @Override
@@ -38,25 +38,11 @@ final class TemplateEventRouter implements EventRouter {
             throw new MalformedEventException(event.id(), "topic template '" + template + "' routes this event"
                     + " outside --topic-allow '" + allowed.pattern() + "'");
         }
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(HEADER_ID, utf8(event.id().toString()));
-        headers.add(HEADER_TYPE, utf8(event.eventType()));
-        headers.add(HEADER_AGGREGATE_TYPE, utf8(event.aggregateType()));
-        for (Map.Entry<String, String> h : event.headers().entrySet()) {
-            String name = h.getKey();
-            // Case-insensitively: consumers and tools that look up "ID" or "Type" must not get the row's value.
-            if (name.equalsIgnoreCase(HEADER_ID) || name.equalsIgnoreCase(HEADER_TYPE)
-                    || name.equalsIgnoreCase(HEADER_AGGREGATE_TYPE)) {
-                throw new MalformedEventException(event.id(), "header '" + name + "' is reserved by the relay;"
-                        + " rename it in the row's headers column");
-            }
-            headers.add(name, utf8(h.getValue()));
-        }
-        byte[] value = event.payload() == null ? null : utf8(event.payload());
-        return new ProducerRecord<>(topic, null, utf8(event.aggregateId()), value, headers);
+        return format.record(topic, event);
     }
 
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+    @Override
+    public String toString() {
+        return "topics " + template + ", format " + format;
     }
 }

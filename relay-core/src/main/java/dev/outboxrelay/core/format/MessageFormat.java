@@ -1,0 +1,71 @@
+package dev.outboxrelay.core.format;
+
+import dev.outboxrelay.core.event.MalformedEventException;
+import dev.outboxrelay.core.event.OutboxEvent;
+import java.net.URI;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * How an outbox event becomes the Kafka record consumers see, once its topic is chosen: a function from row to
+ * record, the same in both modes. Every format keys records by {@code aggregate_id} (per-key order) and carries the
+ * header {@value #HEADER_ID} (the event id as text): what the inbox module and {@code verify} deduplicate and audit
+ * on, whatever the format.
+ */
+public interface MessageFormat {
+
+    /** Header carrying the event id, the consumer's deduplication key, in every format. */
+    String HEADER_ID = "id";
+
+    /** The formats by name, as {@code --message-format} takes them. */
+    enum Kind {
+        /** {@link #relay()}. */
+        RELAY,
+        /** {@link #cloudEventsBinary}. */
+        CLOUDEVENTS_BINARY,
+        /** {@link #cloudEventsStructured}. */
+        CLOUDEVENTS_STRUCTURED
+    }
+
+    /** The format of {@code kind}; {@code source} is the CloudEvents {@code source} attribute. */
+    static MessageFormat of(Kind kind, URI source) {
+        return switch (kind) {
+            case RELAY -> relay();
+            case CLOUDEVENTS_BINARY -> cloudEventsBinary(source);
+            case CLOUDEVENTS_STRUCTURED -> cloudEventsStructured(source);
+        };
+    }
+
+    /**
+     * The relay's own format: value = the payload JSON text as UTF-8, or {@code null} (a tombstone) when the payload
+     * is SQL {@code NULL}; headers {@code id}, {@code type} (event type), {@code aggregate_type}, then every entry of
+     * the row's {@code headers} object.
+     */
+    static MessageFormat relay() {
+        return RelayFormat.INSTANCE;
+    }
+
+    /**
+     * CloudEvents 1.0, Kafka protocol binding, binary mode: attributes as {@code ce_*} headers ({@code id},
+     * {@code source}, {@code type} = event type, {@code subject} = aggregate id, {@code time} = created_at,
+     * {@code datacontenttype} as {@code content-type}), the payload as the value (empty without payload: an event
+     * without data, never a tombstone); the row's headers (e.g. {@code traceparent}) stay headers.
+     */
+    static MessageFormat cloudEventsBinary(URI source) {
+        return new CloudEventsFormat(source, false);
+    }
+
+    /**
+     * CloudEvents 1.0, Kafka protocol binding, structured mode: the value is the event as JSON
+     * ({@code application/cloudevents+json}) with the payload as {@code data}; the row's headers stay headers.
+     */
+    static MessageFormat cloudEventsStructured(URI source) {
+        return new CloudEventsFormat(source, true);
+    }
+
+    /**
+     * The record for {@code event} on {@code topic}.
+     *
+     * @throws MalformedEventException when the row cannot be such a record (e.g. a header name the format reserves)
+     */
+    ProducerRecord<byte[], byte[]> record(String topic, OutboxEvent event) throws MalformedEventException;
+}
