@@ -11,10 +11,12 @@ import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.daemon.DaemonSettings;
 import dev.outboxrelay.daemon.RelayDaemon;
+import dev.outboxrelay.daemon.Tracing;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +79,16 @@ final class RunCommand implements Cli.Command {
         }
         LOG.info("Starting outbox-relay {} in {} mode; effective configuration:{}{}", Cli.version(), mode,
                 System.lineSeparator(), config);
+        // Before any source exists: publishers take the global OpenTelemetry when they are made.
+        Optional<Tracing> tracing = Tracing.install(System.getenv());
+        try {
+            return run(config, factory, err);
+        } finally {
+            tracing.ifPresent(Tracing::close);
+        }
+    }
+
+    private int run(RelayConfig config, SourceFactory factory, PrintStream err) throws Exception {
         RelayDaemon daemon = RelayDaemon.create(settings(config, factory), listener -> factory.create(config, listener));
         // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
         // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.

@@ -1,6 +1,8 @@
 package dev.outboxrelay.core.publish;
 
 import io.micrometer.core.instrument.Metrics;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.trace.Span;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +19,8 @@ final class KafkaEventPublisher implements EventPublisher {
     private final KafkaClientMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final int maxRecordBytes;
+    /** Spans through the global OpenTelemetry (read without fixing it): the daemon installs an SDK there first. */
+    private final PublishTracing tracing = PublishTracing.of(GlobalOpenTelemetry.getOrNoop());
 
     KafkaEventPublisher(ProducerSettings settings) {
         this.producer = new KafkaProducer<>(settings.producerProperties());
@@ -32,6 +36,8 @@ final class KafkaEventPublisher implements EventPublisher {
     @Override
     public CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
         CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
+        Span span = tracing.start(record);
+        acked.whenComplete((metadata, error) -> PublishTracing.end(span, metadata, error));
         try {
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
