@@ -19,8 +19,12 @@ final class KafkaEventPublisher implements EventPublisher {
     private final KafkaClientMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final int maxRecordBytes;
-    /** Spans through the global OpenTelemetry (read without fixing it): the daemon installs an SDK there first. */
-    private final PublishTracing tracing = PublishTracing.of(GlobalOpenTelemetry.getOrNoop());
+    /**
+     * Spans through the global OpenTelemetry, which the daemon installs first when tracing is configured; null
+     * otherwise, so an untraced relay spends nothing per record on it.
+     */
+    private final PublishTracing tracing = GlobalOpenTelemetry.isSet()
+            ? PublishTracing.of(GlobalOpenTelemetry.getOrNoop()) : null;
 
     KafkaEventPublisher(ProducerSettings settings) {
         this.producer = new KafkaProducer<>(settings.producerProperties());
@@ -36,8 +40,10 @@ final class KafkaEventPublisher implements EventPublisher {
     @Override
     public CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
         CompletableFuture<RecordMetadata> acked = new CompletableFuture<>();
-        Span span = tracing.start(record);
-        acked.whenComplete((metadata, error) -> PublishTracing.end(span, metadata, error));
+        if (tracing != null) {
+            Span span = tracing.start(record);
+            acked.whenComplete((metadata, error) -> PublishTracing.end(span, metadata, error));
+        }
         try {
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
