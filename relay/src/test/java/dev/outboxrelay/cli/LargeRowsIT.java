@@ -62,6 +62,8 @@ class LargeRowsIT {
                 if (mode.equals("cdc")) {
                     args.addAll(List.of("--slot-name", "large_rows_" + db.name()));
                 }
+                // Logs are appended to: no earlier run's lines in what this run checks.
+                Files.deleteIfExists(Path.of("target", "it-logs", "large-rows-" + mode + ".log"));
                 relays.put(mode, RelayProcess.runWithJvm(jvm, "large-rows-" + mode, db, kafka,
                         args.toArray(String[]::new)));
                 ids.put(mode, new ArrayList<>());

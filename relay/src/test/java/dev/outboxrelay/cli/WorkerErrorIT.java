@@ -67,6 +67,10 @@ class WorkerErrorIT {
         if (mode.equals("cdc")) {
             args = concat(args, "--slot-name", "worker_error_" + database.name());
         }
+        for (String log : new String[] {"worker-error-" + mode + "-a", "worker-error-" + mode + "-b"}) {
+            // The logs are appended to: an earlier run's "injecting an Error at" line must not be read as this one's.
+            java.nio.file.Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", log + ".log"));
+        }
         failing = RelayProcess.runWithTestClasses(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300"),
                 "worker-error-" + mode + "-a", database, kafka, concat(args,
                         "--kafka.interceptor.classes=" + ErrorInjectingInterceptor.class.getName()));
