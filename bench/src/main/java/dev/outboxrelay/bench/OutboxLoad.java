@@ -57,10 +57,19 @@ final class OutboxLoad {
      * returns the elapsed nanoseconds.
      */
     long writeFor(Duration duration, double rowsPerSecond, int threads) {
-        return run(Long.MAX_VALUE, duration, rowsPerSecond, threads);
+        return writeFor(duration, rowsPerSecond, threads, TX_ROWS);
+    }
+
+    /** The same in transactions of {@code txRows} rows (the latency curve writes 10-row transactions). */
+    long writeFor(Duration duration, double rowsPerSecond, int threads, int txRows) {
+        return run(Long.MAX_VALUE, duration, rowsPerSecond, threads, txRows);
     }
 
     private long run(long rows, Duration duration, double rowsPerSecond, int threads) {
+        return run(rows, duration, rowsPerSecond, threads, TX_ROWS);
+    }
+
+    private long run(long rows, Duration duration, double rowsPerSecond, int threads, int txRows) {
         if (threads < 1 || aggregates % threads != 0) {
             throw new IllegalArgumentException("aggregates must split evenly between writer threads");
         }
@@ -68,7 +77,7 @@ final class OutboxLoad {
         long end = rows == Long.MAX_VALUE ? Long.MAX_VALUE : nextSeq.get() + rows;
         long deadline = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
         // Each thread commits every `interval`, staggered, so that together they offer rowsPerSecond.
-        long interval = rowsPerSecond <= 0 ? 0 : (long) (threads * TX_ROWS * 1e9 / rowsPerSecond);
+        long interval = rowsPerSecond <= 0 ? 0 : (long) (threads * txRows * 1e9 / rowsPerSecond);
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> new Thread(r, "bench-writer"));
         try {
             List<Future<?>> futures = new ArrayList<>();
@@ -76,7 +85,7 @@ final class OutboxLoad {
                 int thread = t;
                 long firstDue = start + interval * t / threads;
                 futures.add(pool.submit(() -> {
-                    writerLoop(thread, threads, end, deadline, firstDue, interval);
+                    writerLoop(thread, threads, end, deadline, firstDue, interval, txRows);
                     return null;
                 }));
             }
@@ -108,8 +117,8 @@ final class OutboxLoad {
         ps.addBatch();
     }
 
-    private void writerLoop(int thread, int threads, long end, long deadline, long firstDue, long interval)
-            throws SQLException, InterruptedException {
+    private void writerLoop(int thread, int threads, long end, long deadline, long firstDue, long interval,
+                            int txRows) throws SQLException, InterruptedException {
         int owned = aggregates / threads;
         long k = 0;
         try (Connection c = database.connect();
@@ -127,11 +136,11 @@ final class OutboxLoad {
                     }
                     due += interval; // behind schedule: catch up without sleeping
                 }
-                long first = nextSeq.getAndAdd(TX_ROWS);
+                long first = nextSeq.getAndAdd(txRows);
                 if (first >= end) {
                     return;
                 }
-                int n = (int) Math.min(TX_ROWS, end - first);
+                int n = (int) Math.min(txRows, end - first);
                 for (int i = 0; i < n; i++) {
                     addRow(ps, first + i, Payloads.aggregateId(thread + threads * (int) (k++ % owned)));
                 }

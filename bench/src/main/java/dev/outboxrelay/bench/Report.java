@@ -58,6 +58,7 @@ final class Report {
                     + (x.peakRss().isPresent() ? fmt(x.peakRss().getAsLong() / MB) + " MB" : "in bench JVM")
                     + " | " + x.loadAvg() + " |");
         }
+        latencyCurve(out, r);
         steadyTables(out, r);
         out.add("");
         out.add("## Ratios");
@@ -84,6 +85,40 @@ final class Report {
         out.add("- relay and broker logs of this run: " + r.logs());
         out.add("");
         return String.join("\n", out);
+    }
+
+    /**
+     * The latency curve of every relay mode: a table, and one machine-readable line per point
+     * ({@code latency <contender> <load> p50=<ms> p99=<ms> max=<ms>}).
+     */
+    private static void latencyCurve(List<String> out, Bench.Result r) {
+        List<Map.Entry<String, Outcome>> relays = r.outcomes().entrySet().stream()
+                .filter(e -> !e.getValue().curve().isEmpty()).toList();
+        if (relays.isEmpty()) {
+            return;
+        }
+        out.add("");
+        out.add("## Latency at fixed loads");
+        out.add("");
+        out.add("One writer commits " + ScenarioRunner.LATENCY_TX_ROWS + "-row transactions at each load for "
+                + r.options().config().latencyPhase().toSeconds() + " s (idle: one transaction a second), the relay"
+                + " caught up before each; commit returned → consumer received, one clock.");
+        out.add("");
+        out.add("| mode | load | events | p50 ms | p99 ms | max ms |");
+        out.add("|---|---|---:|---:|---:|---:|");
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, Outcome> e : relays) {
+            for (Outcome.LatencyPoint p : e.getValue().curve()) {
+                out.add("| " + e.getValue().name() + " | " + p.label() + " | " + fmt(p.events()) + " | "
+                        + ms(p.p50Ms()) + " | " + ms(p.p99Ms()) + " | " + ms(p.maxMs()) + " |");
+                lines.add("latency " + e.getKey() + " " + p.label() + " p50=" + Math.round(p.p50Ms()) + " p99="
+                        + Math.round(p.p99Ms()) + " max=" + Math.round(p.maxMs()));
+            }
+        }
+        out.add("");
+        out.add("```");
+        out.addAll(lines);
+        out.add("```");
     }
 
     private static void steadyTables(List<String> out, Bench.Result r) {

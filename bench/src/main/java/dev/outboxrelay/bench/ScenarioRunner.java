@@ -38,6 +38,10 @@ final class ScenarioRunner {
     /** Warm-up of a time-capped contender: the naive poller relays ~100 events/s, a long warm-up would take minutes. */
     static final long CAPPED_WARMUP = 100;
 
+    /** The latency curve's offered loads, events/s: idle (one 10-row transaction a second), 1,000, 5,000. */
+    static final double[] LATENCY_RATES = {10, 1_000, 5_000};
+    static final int LATENCY_TX_ROWS = 10;
+
     private final BenchConfig config;
     private final TestPostgres postgres;
     private final KafkaProcess kafka;
@@ -74,6 +78,7 @@ final class ScenarioRunner {
         Outcome.Steady steady = null;
         Outcome.Saturation saturation = null;
         Outcome.Saturation stress = null;
+        List<Outcome.LatencyPoint> curve = List.of();
         OptionalLong rss;
         String name;
         try (Receiver rx = new Receiver(kafka.bootstrapServers(), topic, config.partitions())) {
@@ -93,6 +98,7 @@ final class ScenarioRunner {
                 LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 if (relayPhases) {
+                    curve = latencyCurve(rx, load, name);
                     double rate = config.steadyRate() > 0 ? config.steadyRate() : insertRate / 2;
                     steady = steady(rx, load, rate, name, db, contender.pid());
                     saturation = saturation(rx, load, name, config.saturation(), config.writers());
@@ -102,7 +108,8 @@ final class ScenarioRunner {
             }
             Outcome.Verdict verdict = verdict(db, rx, load, cap != null);
             LOG.info("[{}] verdict {}", name, verdict);
-            return new Outcome(name, drain, steady, saturation, stress, rss, verdict, MachineNotes.loadAverage1());
+            return new Outcome(name, drain, steady, saturation, stress, curve, rss, verdict,
+                    MachineNotes.loadAverage1());
         } finally {
             db.drop();
         }
@@ -119,6 +126,48 @@ final class ScenarioRunner {
         }
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not drain the backlog within " + WAIT);
         return new Outcome.Drain(config.backlog(), (rx.lastNewNanos() - resumed) / 1e9, false);
+    }
+
+    /**
+     * The latency curve the users feel: one writer committing 10-row transactions at fixed loads, from idle (one
+     * transaction a second) to 5,000 events/s, each for {@link BenchConfig#latencyPhase()}, the relay caught up
+     * before each point.
+     */
+    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name)
+            throws InterruptedException {
+        List<Outcome.LatencyPoint> points = new ArrayList<>();
+        for (double rate : LATENCY_RATES) {
+            String label = rate == LATENCY_RATES[0] ? "idle" : Math.round(rate) + "/s";
+            require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the " + label
+                    + " latency phase");
+            long first = load.committed();
+            load.writeFor(config.latencyPhase(), rate, 1, LATENCY_TX_ROWS);
+            long end = load.committed();
+            require(rx.awaitDistinct(end, WAIT), name + " did not deliver the " + label + " latency phase");
+            long[] latencies = latencies(rx, load, first, end);
+            int n = latencies.length;
+            Outcome.LatencyPoint p = new Outcome.LatencyPoint(label, rate, n, pct(latencies, n, 0.50),
+                    pct(latencies, n, 0.99), n == 0 ? 0 : latencies[n - 1] / 1e6);
+            LOG.info("[{}] latency {}: p50 {} ms, p99 {} ms, max {} ms ({} events)", name, label,
+                    Math.round(p.p50Ms()), Math.round(p.p99Ms()), Math.round(p.maxMs()), n);
+            points.add(p);
+        }
+        return points;
+    }
+
+    /** Sorted end-to-end latencies (ns) of the events with bench sequence numbers in [first, end) received. */
+    private static long[] latencies(Receiver rx, OutboxLoad load, long first, long end) {
+        long[] latencies = new long[(int) (end - first)];
+        int n = 0;
+        for (long seq = first; seq < end; seq++) {
+            long received = rx.firstReceivedNanos(seq);
+            if (received != 0) {
+                latencies[n++] = received - load.commitNanos(seq);
+            }
+        }
+        long[] sorted = Arrays.copyOf(latencies, n);
+        Arrays.sort(sorted);
+        return sorted;
     }
 
     private Outcome.Steady steady(Receiver rx, OutboxLoad load, double rate, String name, TestDatabase db,
@@ -139,15 +188,8 @@ final class ScenarioRunner {
                 String.format("%.1f", split.machine()));
         sampler.interrupt();
         sampler.join();
-        long[] latencies = new long[(int) (end - first)];
-        int n = 0;
-        for (long seq = first; seq < end; seq++) {
-            long received = rx.firstReceivedNanos(seq);
-            if (received != 0) {
-                latencies[n++] = received - load.commitNanos(seq);
-            }
-        }
-        Arrays.sort(latencies, 0, n);
+        long[] latencies = latencies(rx, load, first, end);
+        int n = latencies.length;
         return new Outcome.Steady(rate, (end - first) * 1e9 / elapsed, end - first, pct(latencies, n, 0.50),
                 pct(latencies, n, 0.99), pct(latencies, n, 0.999), n == 0 ? 0 : latencies[n - 1] / 1e6,
                 maxBacklog.get(), caughtUp, split);

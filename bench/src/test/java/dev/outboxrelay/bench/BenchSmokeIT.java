@@ -57,6 +57,15 @@ class BenchSmokeIT {
                 "steady/I")) {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
         }
+        for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete")) {
+            assertThat(result.outcomes().get(relay).curve()).as("%s: idle, 1,000/s, 5,000/s", relay)
+                    .extracting(Outcome.LatencyPoint::label).containsExactly("idle", "1000/s", "5000/s");
+            assertThat(result.outcomes().get(relay).curve()).allMatch(p -> p.events() > 0 && p.p99Ms() > 0);
+            for (String load : List.of("idle", "1000/s", "5000/s")) {
+                assertThat(markdown).containsPattern("(?m)^latency " + relay + " " + load
+                        + " p50=\\d+ p99=\\d+ max=\\d+$");
+            }
+        }
         // The relay and broker logs of a passing smoke run are of no use; a failing run keeps them.
         try (Stream<Path> files = Files.walk(result.logs())) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
