@@ -3,19 +3,15 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.KafkaProcess;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,11 +43,8 @@ class BrokerBlackHoleIT {
         Files.createDirectories(Path.of("target", "it-logs"));
         try (KafkaProcess kafka = KafkaProcess.start(Path.of("target", "it-logs", "black-hole-broker.log"))) {
             for (String mode : List.of("poll", "cdc")) {
-                TestDatabase db = TestPostgres.shared().createDatabase("broker_hole_" + mode);
+                TestDatabase db = MigratedDatabases.create("broker_hole_" + mode);
                 databases.put(mode, db);
-                try (Connection c = db.connect()) {
-                    OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-                }
                 kafka.createTopic(topic(mode), 3);
                 List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
                         "--relay-name", "broker-hole-" + mode));

@@ -3,11 +3,8 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,10 +74,7 @@ class FailureIsolationIT {
     @BeforeEach
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).exists();
-        database = TestPostgres.shared().createDatabase("isolation");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("isolation");
         kafka = TestKafka.start(Map.of("auto.create.topics.enable", "false"));
     }
 

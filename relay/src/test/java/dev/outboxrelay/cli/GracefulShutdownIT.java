@@ -3,18 +3,14 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
 import java.nio.file.Files;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -35,10 +31,7 @@ class GracefulShutdownIT {
     @BeforeEach
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).as("the shaded jar is built in package, before this integration test").exists();
-        database = TestPostgres.shared().createDatabase("sigterm");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("sigterm");
         Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", "sigterm-1.log"));
         Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", "sigterm-2.log"));
     }

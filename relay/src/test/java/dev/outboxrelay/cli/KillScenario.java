@@ -3,19 +3,15 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,10 +46,7 @@ final class KillScenario implements AutoCloseable {
     KillScenario(String name, List<String> modeArgs) throws Exception {
         assertThat(JAR).as("the shaded jar is built in package, before this integration test").exists();
         this.modeArgs = modeArgs;
-        database = TestPostgres.shared().createDatabase("killit");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("killit");
         database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
         Files.createDirectories(Path.of("target", "it-logs"));
         log = Path.of("target", "it-logs", name + ".log");

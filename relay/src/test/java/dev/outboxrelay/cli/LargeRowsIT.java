@@ -3,18 +3,14 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,11 +47,8 @@ class LargeRowsIT {
         Map<String, List<String>> ids = new LinkedHashMap<>();
         try (TestKafka kafka = TestKafka.start()) {
             for (String mode : List.of("poll", "cdc")) {
-                TestDatabase db = TestPostgres.shared().createDatabase("large_rows_" + mode);
+                TestDatabase db = MigratedDatabases.create("large_rows_" + mode);
                 databases.put(mode, db);
-                try (Connection c = db.connect()) {
-                    OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-                }
                 kafka.createTopic(topic(mode), 3);
                 List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
                         "--relay-name", "large-rows-" + mode));

@@ -6,16 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,10 +39,7 @@ class MonitoringKitIT {
 
     @BeforeEach
     void setUp() throws Exception {
-        database = TestPostgres.shared().createDatabase("monitoring");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("monitoring");
     }
 
     @AfterEach

@@ -3,19 +3,15 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -40,10 +36,7 @@ class OneActiveRelayPerTableIT {
     @BeforeEach
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).exists();
-        database = TestPostgres.shared().createDatabase("onelock");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("onelock");
         Files.deleteIfExists(Path.of("target", "it-logs", "one-lock-poll.log"));
         Files.deleteIfExists(Path.of("target", "it-logs", "one-lock-cdc.log"));
     }

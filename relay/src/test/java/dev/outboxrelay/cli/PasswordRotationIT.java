@@ -3,19 +3,15 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,10 +40,7 @@ class PasswordRotationIT {
     @BeforeEach
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).exists();
-        database = TestPostgres.shared().createDatabase("rotation");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("rotation");
         role = "rotating_" + database.name();
         // A role of its own, so that rotating its password touches no other test; it inherits the relay role's grants.
         database.execute("CREATE ROLE " + role + " LOGIN REPLICATION PASSWORD 'first-secret' IN ROLE "

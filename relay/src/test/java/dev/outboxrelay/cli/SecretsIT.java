@@ -3,17 +3,13 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,10 +36,7 @@ class SecretsIT {
 
     @BeforeEach
     void setUp() throws Exception {
-        database = TestPostgres.shared().createDatabase("secrets");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("secrets");
         Files.deleteIfExists(Path.of("target", "it-logs", "secrets.log"));
     }
 

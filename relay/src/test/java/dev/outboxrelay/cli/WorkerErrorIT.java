@@ -3,16 +3,12 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,10 +36,7 @@ class WorkerErrorIT {
 
     @BeforeEach
     void setUp() throws Exception {
-        database = TestPostgres.shared().createDatabase("worker_error");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("worker_error");
     }
 
     @AfterEach

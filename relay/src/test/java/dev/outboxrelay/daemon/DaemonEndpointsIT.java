@@ -3,6 +3,7 @@ package dev.outboxrelay.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxrelay.cli.MigratedDatabases;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.SourceFactory;
@@ -14,18 +15,15 @@ import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.poll.PollOptions;
 import dev.outboxrelay.poll.PollSourceFactory;
-import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
-import dev.outboxrelay.testkit.TestPostgres;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,10 +45,7 @@ class DaemonEndpointsIT {
 
     @BeforeEach
     void setUp() throws Exception {
-        database = TestPostgres.shared().createDatabase("daemon");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = MigratedDatabases.create("daemon");
     }
 
     @AfterEach
