@@ -233,8 +233,7 @@ public final class CdcSettings {
         private Duration purgeInterval = KafkaOptions.PURGE_INTERVAL.parsedDefault();
         private final Map<String, String> debezium = new LinkedHashMap<>();
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
-        private long maxInFlightBytes = KafkaOptions.MAX_IN_FLIGHT_BYTES.parsedDefault()
-                .bytes(Runtime.getRuntime().maxMemory(), 32L << 20); // Kafka's default buffer.memory
+        private long maxInFlightBytes = KafkaOptions.defaultInFlightBytes();
 
         private Builder(String jdbcUrl, String user, Supplier<Optional<Password>> password) {
             this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");

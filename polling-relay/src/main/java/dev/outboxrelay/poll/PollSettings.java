@@ -18,9 +18,6 @@ import java.util.Optional;
  */
 public final class PollSettings {
 
-    /** Kafka's default {@code buffer.memory}, for the default byte budget of settings built without a config. */
-    private static final long DEFAULT_PRODUCER_BUFFER = 32L << 20;
-
     private final OutboxTable table;
     private final OnPublish onPublish;
     private final int batchSize;
@@ -164,8 +161,7 @@ public final class PollSettings {
         private Duration standbyInterval = PollOptions.STANDBY_INTERVAL.parsedDefault();
         private Duration maxBackoff = Duration.ofSeconds(10);
         private String relayName = InstanceOptions.RELAY_NAME.parsedDefault();
-        private long maxInFlightBytes = KafkaOptions.MAX_IN_FLIGHT_BYTES.parsedDefault()
-                .bytes(Runtime.getRuntime().maxMemory(), DEFAULT_PRODUCER_BUFFER);
+        private long maxInFlightBytes = KafkaOptions.defaultInFlightBytes();
 
         private Builder() {
         }

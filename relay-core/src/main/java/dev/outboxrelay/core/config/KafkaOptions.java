@@ -170,13 +170,25 @@ public final class KafkaOptions {
     private static long producerBufferBytes(RelayConfig config) {
         String set = config.passthrough(KAFKA.prefix()).get(ProducerConfig.BUFFER_MEMORY_CONFIG);
         if (set == null) {
-            return (Long) ProducerConfig.configDef().defaultValues().get(ProducerConfig.BUFFER_MEMORY_CONFIG);
+            return kafkaDefaultBufferBytes();
         }
         try {
             return Long.parseLong(set.trim());
         } catch (NumberFormatException e) {
             return -1; // reported by the producer settings check
         }
+    }
+
+    /**
+     * The byte budget of settings built without a config: {@link #MAX_IN_FLIGHT_BYTES}'s default for this JVM's heap
+     * and Kafka's default {@code buffer.memory}.
+     */
+    public static long defaultInFlightBytes() {
+        return MAX_IN_FLIGHT_BYTES.parsedDefault().bytes(Runtime.getRuntime().maxMemory(), kafkaDefaultBufferBytes());
+    }
+
+    private static long kafkaDefaultBufferBytes() {
+        return (Long) ProducerConfig.configDef().defaultValues().get(ProducerConfig.BUFFER_MEMORY_CONFIG);
     }
 
     /**

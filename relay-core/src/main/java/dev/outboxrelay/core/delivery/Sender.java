@@ -59,10 +59,10 @@ final class Sender {
                 // Certainly too large (UTF-8 takes at least a byte per character): refused before it is encoded, so
                 // the row is held once, and dead-lettered at once, its copy without the payload.
                 OutboxEvent e = item.event();
+                String reason = "the event is " + chars + " characters, more than the producer's max.request.size ("
+                        + publisher.maxRecordBytes() + " bytes): Kafka refuses it every time";
                 malformed(sent, parkedHere, Item.malformed(new DeadLetterTopic.DyingEvent(e.id(), e.aggregateType(),
-                        e.aggregateId(), e.eventType(), null), "the event is " + chars + " characters, more than the"
-                        + " producer's max.request.size (" + publisher.maxRecordBytes() + " bytes): Kafka refuses it"
-                        + " every time"), null);
+                        e.aggregateId(), e.eventType(), null), reason), reason);
                 continue;
             }
             ProducerRecord<byte[], byte[]> record;
@@ -105,7 +105,7 @@ final class Sender {
 
     private void malformed(SentBatch sent, Set<String> parkedHere, Item item, String reason) {
         sent.malformed.add(item);
-        sent.malformedReasons.add(reason != null ? reason : item.malformedReason());
+        sent.malformedReasons.add(reason);
         if (onPoison == OnPoison.BLOCK) {
             park(parkedHere, item.key(), Reason.DEAD_LETTER, "event " + item.id());
         }
