@@ -75,9 +75,12 @@ final class CdcRelays {
 
     static OutboxSource start(CdcSettings settings, String bootstrap, Map<String, String> options,
                               RelayListener listener) {
+        return start(settings, bootstrap, router(options), listener);
+    }
+
+    static OutboxSource start(CdcSettings settings, String bootstrap, EventRouter router, RelayListener listener) {
         ProducerSettings producer = ProducerSettings.of(bootstrap, Map.of());
-        OutboxSource source = CdcSource.create(settings,
-                EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
+        OutboxSource source = CdcSource.create(settings, router,
                 EventPublisher.kafka(producer), TopicLimits.kafka(producer.producerProperties()), listener);
         source.start();
         return source;
@@ -86,14 +89,21 @@ final class CdcRelays {
     /** A poll source on the same database, for switching and comparisons. */
     static PollingSource startPoll(TestDatabase database, String table, String bootstrap,
                                    Map<String, String> options) {
+        return startPoll(database, table, bootstrap, router(options));
+    }
+
+    private static EventRouter router(Map<String, String> options) {
+        return EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}"));
+    }
+
+    static PollingSource startPoll(TestDatabase database, String table, String bootstrap, EventRouter router) {
         PollingSource source = PollingSource.create(
                 PollSettings.builder().table(OutboxTable.parse(table))
                         .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
                         .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
                 ConnectionFactory.jdbc(database.jdbcUrl(), database.relayUser(),
                         () -> Optional.of(Password.of(database.relayPassword()))),
-                EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}")),
-                ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
+                router, ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
         source.start();
         return source;
     }

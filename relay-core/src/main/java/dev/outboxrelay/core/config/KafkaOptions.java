@@ -48,8 +48,9 @@ public final class KafkaOptions {
             .defaultValue("relay")
             .doc("Record layout: relay (payload as the value; headers id, type, aggregate_type and the row's),"
                     + " cloudevents-binary (CloudEvents 1.0: ce_* headers, payload as the value) or"
-                    + " cloudevents-structured (the value is the CloudEvent as JSON). Every format keys by aggregate_id"
-                    + " and carries the id header.")
+                    + " cloudevents-structured (the value is the CloudEvent as JSON) or debezium (byte for byte what"
+                    + " Debezium's outbox router writes through a Connect worker; see --debezium-*). Every format keys"
+                    + " by aggregate_id and carries the id header.")
             .example("cloudevents-binary")
             .build();
 
@@ -127,12 +128,15 @@ public final class KafkaOptions {
     /** The pipeline's options, the same in every mode, and the delivery check. */
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
             .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(MESSAGE_FORMAT).add(CLOUDEVENTS_SOURCE)
+            .add(FormatOptions.DEBEZIUM_VALUE).add(FormatOptions.DEBEZIUM_KEY).add(FormatOptions.DEBEZIUM_FIELDS)
+            .add(FormatOptions.DEBEZIUM_TOMBSTONE_ON_EMPTY)
             .add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .add(MAX_IN_FLIGHT_BYTES)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)
             .check(KafkaOptions::budgetFitsProducer)
+            .check(FormatOptions::check)
             .build();
 
     private KafkaOptions() {
@@ -227,7 +231,8 @@ public final class KafkaOptions {
     public static EventRouter router(RelayConfig config) {
         return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
                 config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()),
-                MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE)));
+                MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE),
+                        FormatOptions.routerSettings(config)));
     }
 
     /** The producer settings, already validated by the spec. */

@@ -23,15 +23,23 @@ public interface MessageFormat {
         /** {@link #cloudEventsBinary}. */
         CLOUDEVENTS_BINARY,
         /** {@link #cloudEventsStructured}. */
-        CLOUDEVENTS_STRUCTURED
+        CLOUDEVENTS_STRUCTURED,
+        /** {@link #debeziumRouter}. */
+        DEBEZIUM
     }
 
-    /** The format of {@code kind}; {@code source} is the CloudEvents {@code source} attribute. */
-    static MessageFormat of(Kind kind, URI source) {
+    /**
+     * The format of {@code kind}; {@code source} is the CloudEvents {@code source} attribute, {@code router} the
+     * settings of the Debezium format.
+     *
+     * @throws IllegalArgumentException when the router settings name a column the format cannot place
+     */
+    static MessageFormat of(Kind kind, URI source, RouterSettings router) {
         return switch (kind) {
             case RELAY -> relay();
             case CLOUDEVENTS_BINARY -> cloudEventsBinary(source);
             case CLOUDEVENTS_STRUCTURED -> cloudEventsStructured(source);
+            case DEBEZIUM -> debeziumRouter(router);
         };
     }
 
@@ -60,6 +68,18 @@ public interface MessageFormat {
      */
     static MessageFormat cloudEventsStructured(URI source) {
         return new CloudEventsFormat(source, true);
+    }
+
+    /**
+     * The records Debezium's Outbox Event Router writes through a Kafka Connect worker for the same row, byte for
+     * byte, under {@code settings} (which name the converters): key = aggregate id, header {@code id}, the payload
+     * (expanded JSON, a JSON string or the text) as the value, additional columns as headers or envelope fields;
+     * then the row's own headers, which the router does not read.
+     *
+     * @throws IllegalArgumentException when {@code settings} name a column that cannot be an additional field
+     */
+    static MessageFormat debeziumRouter(RouterSettings settings) {
+        return new DebeziumRouterFormat(settings, DebeziumRouterFormat.ColumnValues.relayTable());
     }
 
     /**

@@ -1,0 +1,146 @@
+package dev.outboxrelay.core.format;
+
+import dev.outboxrelay.core.event.MalformedEventException;
+import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.format.RouterSettings.Placement;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+
+/**
+ * {@link MessageFormat#debeziumRouter}: what a Kafka Connect worker writes for an outbox row after Debezium's Outbox
+ * Event Router, with Kafka's own converters doing the writing (JsonConverter without schemas, or StringConverter's
+ * UTF-8): key = aggregate id, header {@code id}, additional columns as headers or envelope fields, the payload as the
+ * value or under {@code payload} in the envelope.
+ */
+final class DebeziumRouterFormat implements MessageFormat {
+
+    /** The router's envelope field for the payload. */
+    static final String ENVELOPE_PAYLOAD = "payload";
+    /** The payload column's name, after which the router names the inferred struct. */
+    private static final String PAYLOAD_COLUMN = "payload";
+
+    private final RouterSettings settings;
+    private final ColumnValues columns;
+    private final JsonConverter valueConverter = converter(false);
+    private final JsonConverter keyConverter = converter(true);
+    private final boolean envelope;
+
+    DebeziumRouterFormat(RouterSettings settings, ColumnValues columns) {
+        this.settings = settings;
+        this.columns = columns;
+        this.envelope = settings.fields().stream().anyMatch(f -> f.placement() == Placement.ENVELOPE);
+        for (RouterSettings.Field f : settings.fields()) {
+            columns.check(f.column());
+        }
+    }
+
+    @Override
+    public ProducerRecord<byte[], byte[]> record(String topic, OutboxEvent event) throws MalformedEventException {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(HEADER_ID, RelayFormat.utf8(event.id().toString()));
+        for (RouterSettings.Field f : settings.fields()) {
+            if (f.placement() == Placement.HEADER) {
+                String v = columns.value(event, f.column());
+                headers.add(f.alias(), v == null ? null : RelayFormat.utf8(v));
+            }
+        }
+        for (Map.Entry<String, String> h : event.headers().entrySet()) {
+            // The row's own headers (the relay's headers column; Debezium's router does not read it) come last.
+            if (h.getKey().equalsIgnoreCase(HEADER_ID) || settings.fields().stream()
+                    .anyMatch(f -> f.placement() == Placement.HEADER && f.alias().equalsIgnoreCase(h.getKey()))) {
+                throw RelayFormat.reserved(event, h.getKey());
+            }
+            headers.add(h.getKey(), RelayFormat.utf8(h.getValue()));
+        }
+        return new ProducerRecord<>(topic, null, key(topic, event.aggregateId()), value(topic, event), headers);
+    }
+
+    private byte[] key(String topic, String aggregateId) {
+        return settings.key() == RouterSettings.Key.STRING ? RelayFormat.utf8(aggregateId)
+                : keyConverter.fromConnectData(topic, Schema.STRING_SCHEMA, aggregateId);
+    }
+
+    private byte[] value(String topic, OutboxEvent event) {
+        String payload = event.payload();
+        if (settings.tombstoneOnEmpty() && (payload == null || payload.trim().isEmpty())) {
+            return null;
+        }
+        if (settings.value() == RouterSettings.Value.STRING) {
+            return payload == null ? null : RelayFormat.utf8(payload); // envelopes are refused with this converter
+        }
+        SchemaAndValue body = settings.value() == RouterSettings.Value.JSON_EXPANDED
+                ? JsonExpansion.expand(PAYLOAD_COLUMN, payload, Schema.OPTIONAL_STRING_SCHEMA)
+                : new SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, payload);
+        if (!envelope) {
+            return valueConverter.fromConnectData(topic, body.schema(), body.value());
+        }
+        SchemaBuilder schema = SchemaBuilder.struct().field(ENVELOPE_PAYLOAD, body.schema());
+        List<RouterSettings.Field> fields = settings.fields();
+        for (RouterSettings.Field f : fields) {
+            if (f.placement() == Placement.ENVELOPE) {
+                schema.field(f.alias(), Schema.OPTIONAL_STRING_SCHEMA);
+            }
+        }
+        Struct value = new Struct(schema.build()).put(ENVELOPE_PAYLOAD, body.value());
+        for (RouterSettings.Field f : fields) {
+            if (f.placement() == Placement.ENVELOPE) {
+                value.put(f.alias(), columns.value(event, f.column()));
+            }
+        }
+        return valueConverter.fromConnectData(topic, value.schema(), value);
+    }
+
+    private static JsonConverter converter(boolean isKey) {
+        JsonConverter converter = new JsonConverter();
+        converter.configure(Map.of("schemas.enable", "false"), isKey);
+        return converter;
+    }
+
+    @Override
+    public String toString() {
+        return "debezium (value " + settings.value().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+                + ", key " + settings.key().name().toLowerCase(java.util.Locale.ROOT)
+                + (settings.fields().isEmpty() ? "" : ", fields " + settings.fields())
+                + (settings.tombstoneOnEmpty() ? ", tombstone on empty payload" : "") + ")";
+    }
+
+    /** The text columns an additional field may name, and their values for an event. */
+    interface ColumnValues {
+
+        /** @throws IllegalArgumentException naming the column when it cannot be an additional field */
+        void check(String column);
+
+        String value(OutboxEvent event, String column);
+
+        /** The relay table's text columns. */
+        static ColumnValues relayTable() {
+            return new ColumnValues() {
+                @Override
+                public void check(String column) {
+                    if (!List.of("id", "aggregate_type", "aggregate_id", "event_type").contains(column)) {
+                        throw new IllegalArgumentException("column '" + column + "' cannot be an additional field:"
+                                + " use id, aggregate_type, aggregate_id or event_type");
+                    }
+                }
+
+                @Override
+                public String value(OutboxEvent event, String column) {
+                    return switch (column) {
+                        case "id" -> event.id().toString();
+                        case "aggregate_type" -> event.aggregateType();
+                        case "aggregate_id" -> event.aggregateId();
+                        case "event_type" -> event.eventType();
+                        default -> throw new IllegalStateException(column);
+                    };
+                }
+            };
+        }
+    }
+}

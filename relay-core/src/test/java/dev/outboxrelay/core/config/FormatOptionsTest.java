@@ -1,0 +1,65 @@
+package dev.outboxrelay.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outboxrelay.core.format.RouterSettings;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The Debezium format's options: parsed, checked together, and refused where they would do nothing. */
+class FormatOptionsTest {
+
+    private static final ConfigSpec SPEC = ConfigSpec.of(DatabaseOptions.CONNECTION, KafkaOptions.SET);
+
+    private static ConfigSources.Builder required() {
+        return ConfigSources.builder().flag("db-url", "jdbc:postgresql://localhost/app").flag("db-user", "relay")
+                .flag("kafka-bootstrap", "localhost:9092");
+    }
+
+    @Test
+    void theDefaultsAreTheCommonConnectSetup() {
+        RelayConfig c = SPEC.resolve(required().flag("message-format", "debezium").build());
+        assertThat(FormatOptions.routerSettings(c)).isEqualTo(new RouterSettings(RouterSettings.Value.JSON_EXPANDED,
+                RouterSettings.Key.STRING, List.of(), false));
+        assertThat(KafkaOptions.router(c).toString()).contains("format debezium (value json-expanded, key string)");
+    }
+
+    @Test
+    void fieldsAreParsedInOrderWithTheirAliases() {
+        RelayConfig c = SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-fields", "event_type:header:eventType, aggregate_type:envelope").build());
+        assertThat(c.get(FormatOptions.DEBEZIUM_FIELDS)).containsExactly(
+                new RouterSettings.Field("event_type", RouterSettings.Placement.HEADER, "eventType"),
+                new RouterSettings.Field("aggregate_type", RouterSettings.Placement.ENVELOPE, "aggregate_type"));
+    }
+
+    @Test
+    void debeziumSettingsWithAnotherFormatAreRefused() {
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("debezium-value", "string").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--debezium-value: applies only with --message-format debezium"));
+    }
+
+    @Test
+    void anEnvelopeNeedsAJsonValue() {
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-value", "string").flag("debezium-fields", "event_type:envelope").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--debezium-fields: envelope fields need a JSON value (--debezium-value json or json-expanded):"
+                                + " Kafka's StringConverter cannot write the envelope"));
+    }
+
+    @Test
+    void unknownColumnsAndPlacementsAreNamed() {
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-fields", "tenant:header").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--debezium-fields: column 'tenant' cannot be an additional field: use id, aggregate_type,"
+                                + " aggregate_id or event_type"));
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-fields", "aggregate_id:partition").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).singleElement()
+                        .asString().startsWith("--debezium-fields: ").contains("placement partition is not supported"));
+    }
+}
