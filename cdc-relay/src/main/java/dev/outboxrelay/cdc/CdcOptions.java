@@ -85,7 +85,7 @@ public final class CdcOptions {
     public static CdcSettings settings(RelayConfig config) {
         CdcSettings s = CdcSettings.builder(config.get(DatabaseOptions.DB_URL), config.get(DatabaseOptions.DB_USER),
                         () -> DatabaseOptions.password(config))
-                .table(config.get(DatabaseOptions.TABLE))
+                .table(DatabaseOptions.table(config))
                 .publication(config.get(DatabaseOptions.PUBLICATION))
                 .slotName(config.get(SLOT_NAME))
                 .slotFailover(config.get(SLOT_FAILOVER))

@@ -5,6 +5,7 @@ import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.schema.TableLayout;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import java.sql.Array;
@@ -42,12 +43,25 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
      * {@code created_at}: Debezium's conversion to an ISO string and our second parse of it cost more than the rest
      * of our per-event work; the commit time in the source block serves the lag metric instead.
      */
-    static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload", "headers"};
+    private static final List<TableLayout.Column> STREAMED = List.of(TableLayout.Column.ID,
+            TableLayout.Column.AGGREGATE_TYPE, TableLayout.Column.AGGREGATE_ID, TableLayout.Column.EVENT_TYPE,
+            TableLayout.Column.PAYLOAD, TableLayout.Column.HEADERS);
+
+    /** The table's names of the columns the stream reads, in the order of {@link #STREAMED}; headers if it has one. */
+    static List<String> columns(TableLayout layout) {
+        return STREAMED.stream().map(layout::name).filter(java.util.Objects::nonNull).toList();
+    }
 
     private final DeliveryPipeline pipeline;
     private final Database database;
     private final BooleanSupplier closing;
     private final String filterSql;
+    private final String id;
+    private final String aggregateType;
+    private final String aggregateId;
+    private final String eventType;
+    private final String payload;
+    private final String headers;
     /** Ids the rescan published in this run; the stream skips them once. */
     private final Set<UUID> rescanned;
     /** Records at or below this LSN may have been published already (before a restart, or by the rescan). */
@@ -62,6 +76,13 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         this.database = database;
         this.closing = closing;
         this.filterSql = OutboxSql.forTable(table).settledAmong();
+        TableLayout layout = table.layout();
+        this.id = layout.name(TableLayout.Column.ID);
+        this.aggregateType = layout.name(TableLayout.Column.AGGREGATE_TYPE);
+        this.aggregateId = layout.name(TableLayout.Column.AGGREGATE_ID);
+        this.eventType = layout.name(TableLayout.Column.EVENT_TYPE);
+        this.payload = layout.name(TableLayout.Column.PAYLOAD);
+        this.headers = layout.name(TableLayout.Column.HEADERS);
         this.rescanned = rescanned;
         this.startLsn = startLsn;
     }
@@ -171,10 +192,10 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         return value.getStruct("after");
     }
 
-    private static Item item(Struct row, Instant committedAt) {
-        return Item.fromColumns(UUID.fromString(row.getString("id")), row.getString("aggregate_type"),
-                row.getString("aggregate_id"), row.getString("event_type"), row.getString("payload"),
-                row.getString("headers"), committedAt);
+    private Item item(Struct row, Instant committedAt) {
+        return Item.fromColumns(UUID.fromString(row.getString(id)), row.getString(aggregateType),
+                row.getString(aggregateId), row.getString(eventType), row.getString(payload),
+                headers == null ? null : row.getString(headers), committedAt);
     }
 
     /**

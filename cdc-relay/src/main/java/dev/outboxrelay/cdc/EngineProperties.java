@@ -142,7 +142,7 @@ final class EngineProperties {
         p.put("publication.autocreate.mode", "disabled");
         p.put("table.include.list", s.table().schema() + "\\." + s.table().table());
         // Only the contract columns are converted: seq, sent_at, attempts... cost CPU per event and are never read.
-        p.put("column.include.list", String.join(",", Stream.of(ChangeHandler.COLUMNS)
+        p.put("column.include.list", String.join(",", ChangeHandler.columns(s.table().layout()).stream()
                 .map(c -> s.table().schema() + "\\." + s.table().table() + "\\." + c).toList()));
         // Existing rows are the rescan's job (in seq order, with the relay's own bookkeeping).
         p.put("snapshot.mode", "no_data");

@@ -178,7 +178,8 @@ final class SlotManager {
                 published = List.of((String[]) rs.getArray(1).getArray());
             }
         }
-        List<String> missing = Stream.of(ChangeHandler.COLUMNS).filter(col -> !published.contains(col)).toList();
+        List<String> read = ChangeHandler.columns(table.layout());
+        List<String> missing = read.stream().filter(col -> !published.contains(col)).toList();
         if (!missing.isEmpty()) {
             throw new CdcSetupException("publication '" + publication + "' does not publish column"
                     + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " of table " + table
@@ -186,10 +187,10 @@ final class SlotManager {
                     + publication + "\" DROP TABLE " + table.quoted() + "; ALTER PUBLICATION \"" + publication
                     + "\" ADD TABLE " + table.quoted() + columnList());
         }
-        if (published.size() > ChangeHandler.COLUMNS.length) {
+        if (published.size() > read.size()) {
             LOG.warn("Publication '{}' sends {} columns of {} and the relay reads {}: `migrate` (schema version 5)"
                     + " limits it to those, which saves the database and the relay work per event",
-                    publication, published.size(), table, ChangeHandler.COLUMNS.length);
+                    publication, published.size(), table, read.size());
         }
     }
 
@@ -208,8 +209,9 @@ final class SlotManager {
         return c.getMetaData().getDatabaseMajorVersion() >= 15;
     }
 
-    private static String columnList() {
-        return " (" + String.join(", ", ChangeHandler.COLUMNS) + ")";
+    private String columnList() {
+        return " (" + String.join(", ", ChangeHandler.columns(table.layout()).stream()
+                .map(col -> col.equals(col.toLowerCase(java.util.Locale.ROOT)) ? col : '"' + col + '"').toList()) + ")";
     }
 
     private void createPublication(Connection c, boolean partitioned) throws SQLException {

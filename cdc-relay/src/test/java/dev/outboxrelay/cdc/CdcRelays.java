@@ -97,8 +97,14 @@ final class CdcRelays {
     }
 
     static PollingSource startPoll(TestDatabase database, String table, String bootstrap, EventRouter router) {
+        return startPoll(database, table, bootstrap, router, OutboxTable.parse(table));
+    }
+
+    /** A poll source on {@code outbox}, a table that may be laid out otherwise. */
+    static PollingSource startPoll(TestDatabase database, String table, String bootstrap, EventRouter router,
+                                   OutboxTable outbox) {
         PollingSource source = PollingSource.create(
-                PollSettings.builder().table(OutboxTable.parse(table))
+                PollSettings.builder().table(outbox)
                         .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
                         .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
                 ConnectionFactory.jdbc(database.jdbcUrl(), database.relayUser(),

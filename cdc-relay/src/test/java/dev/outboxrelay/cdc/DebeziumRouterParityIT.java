@@ -8,6 +8,7 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.format.RouterSettings;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.TableLayout;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -104,7 +105,7 @@ class DebeziumRouterParityIT {
                         RouterSettings.Field.parseList("event_type:envelope:type,id:header:eventId"), true);
         startDebezium(settings);
         EventRouter router = EventRouter.topicTemplate(prefix + ".${aggregateType}", null, Set.of(),
-                MessageFormat.debeziumRouter(settings));
+                MessageFormat.debeziumRouter(settings, TableLayout.RELAY));
         OutboxSource relay = mode.equals("poll")
                 ? CdcRelays.startPoll(db, "public.outbox", kafka.bootstrapServers(), router)
                 : CdcRelays.start(CdcRelays.settings(db, "public.outbox", Map.of()).build(), kafka.bootstrapServers(),

@@ -21,9 +21,21 @@ public final class OutboxSql {
     public static final String EVENT_COLUMNS = eventColumns("");
 
     private final String t;
+    private final TableLayout layout;
+    /** The mapped columns, unqualified: {@code "aggregateid"} on a Debezium table. */
+    private final String id;
+    private final String aggregateId;
 
     private OutboxSql(OutboxTable table) {
         this.t = table.quoted();
+        this.layout = table.layout();
+        this.id = layout.ref("", TableLayout.Column.ID);
+        this.aggregateId = layout.ref("", TableLayout.Column.AGGREGATE_ID);
+    }
+
+    /** {@code role} under {@code alias}, selected under the relay's name ({@code o."aggregateid" AS aggregate_id}). */
+    private String as(String alias, TableLayout.Column role) {
+        return layout.ref(alias, role) + " AS " + role.relayName();
     }
 
     /** The statements for {@code table}. */
@@ -35,12 +47,12 @@ public final class OutboxSql {
 
     /** Marks acknowledged rows sent. Parameter: {@code uuid[]} ids. */
     public String markSent() {
-        return "UPDATE " + t + " SET sent_at = now() WHERE id = ANY(?) AND sent_at IS NULL";
+        return "UPDATE " + t + " SET sent_at = now() WHERE " + id + " = ANY(?) AND sent_at IS NULL";
     }
 
     /** Deletes acknowledged rows ({@code --on-publish delete}). Parameter: {@code uuid[]} ids. */
     public String delete() {
-        return "DELETE FROM " + t + " WHERE id = ANY(?)";
+        return "DELETE FROM " + t + " WHERE " + id + " = ANY(?)";
     }
 
     /**
@@ -50,17 +62,17 @@ public final class OutboxSql {
     public String recordFailure() {
         return "UPDATE " + t + " SET attempts = attempts + 1, last_error = ?,"
                 + " dead_lettered_at = CASE WHEN attempts + 1 >= ? THEN now() ELSE dead_lettered_at END"
-                + " WHERE id = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
+                + " WHERE " + id + " = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
     }
 
     /** The attempts of those rows that are still unsent and live. Parameter: {@code uuid[]} ids. */
     public String attempts() {
-        return "SELECT id, attempts FROM " + t + " WHERE id = ANY(?) AND " + UNSENT;
+        return "SELECT " + id + ", attempts FROM " + t + " WHERE " + id + " = ANY(?) AND " + UNSENT;
     }
 
     /** Deletes one batch of rows sent before the retention. Parameters: retention in ms, batch size. */
     public String purgeSent() {
-        return "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t
+        return "DELETE FROM " + t + " WHERE " + id + " IN (SELECT " + id + " FROM " + t
                 + " WHERE sent_at IS NOT NULL AND sent_at < now() - ? * interval '1 millisecond'"
                 + " ORDER BY sent_at LIMIT ?)";
     }
@@ -87,11 +99,13 @@ public final class OutboxSql {
     public String fetchUnsent(boolean behindLiveDeadLetters) {
         String blocked = behindLiveDeadLetters
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE " + liveDeadLetter("d")
-                        + " AND d.aggregate_id = o.aggregate_id AND d.seq < o.seq)"
+                        + " AND " + layout.ref("d", TableLayout.Column.AGGREGATE_ID) + " = "
+                        + layout.ref("o", TableLayout.Column.AGGREGATE_ID) + " AND d.seq < o.seq)"
                 : "";
         return "SELECT f.seq, " + eventColumns("f") + ", f.attempts FROM " + withinBytes(unsent("o")
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
-                + " AND (o.aggregate_id = ANY(?::text[])) IS NOT TRUE" + blocked);
+                + " AND (" + layout.ref("o", TableLayout.Column.AGGREGATE_ID) + " = ANY(?::text[])) IS NOT TRUE"
+                + blocked);
     }
 
     /**
@@ -101,8 +115,10 @@ public final class OutboxSql {
      * and the cut never skips a row for a later one. Parameters after those of {@code where}: limit, byte budget.
      */
     private String withinBytes(String where) {
-        return "(SELECT o.seq, o.id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload, o.headers,"
-                + " o.created_at, o.attempts, sum(" + rowBytes("o") + ") OVER (ORDER BY o.seq ROWS BETWEEN UNBOUNDED"
+        return "(SELECT o.seq, " + as("o", TableLayout.Column.ID) + ", " + as("o", TableLayout.Column.AGGREGATE_TYPE)
+                + ", " + as("o", TableLayout.Column.AGGREGATE_ID) + ", " + as("o", TableLayout.Column.EVENT_TYPE) + ", "
+                + as("o", TableLayout.Column.PAYLOAD) + ", " + as("o", TableLayout.Column.HEADERS) + ", "
+                + as("o", TableLayout.Column.CREATED_AT) + ", o.attempts, sum(" + rowBytes("o") + ") OVER (ORDER BY o.seq ROWS BETWEEN UNBOUNDED"
                 + " PRECEDING AND 1 PRECEDING) AS bytes_before FROM " + t + " o WHERE " + where
                 + " ORDER BY o.seq LIMIT ?) f WHERE coalesce(f.bytes_before, 0) < ? ORDER BY f.seq";
     }
@@ -112,11 +128,12 @@ public final class OutboxSql {
      * an uncompressed payload (jsonb's binary form is about as long as its text), the text length of a compressed
      * one (which must be decompressed to know it), the stored size of the headers and an allowance for the rest.
      */
-    static String rowBytes(String alias) {
-        String a = prefix(alias);
-        return "CASE WHEN pg_catalog.pg_column_compression(" + a + "payload) IS NULL THEN"
-                + " coalesce(pg_catalog.pg_column_size(" + a + "payload), 0) ELSE pg_catalog.octet_length(" + a
-                + "payload::text) END + coalesce(pg_catalog.pg_column_size(" + a + "headers), 0) + 256";
+    String rowBytes(String alias) {
+        String payload = layout.ref(alias, TableLayout.Column.PAYLOAD);
+        return "CASE WHEN pg_catalog.pg_column_compression(" + payload + ") IS NULL THEN"
+                + " coalesce(pg_catalog.pg_column_size(" + payload + "), 0) ELSE pg_catalog.octet_length(" + payload
+                + "::text) END + coalesce(pg_catalog.pg_column_size(" + layout.ref(alias, TableLayout.Column.HEADERS)
+                + "), 0) + 256";
     }
 
     /**
@@ -141,23 +158,25 @@ public final class OutboxSql {
      * bound (exclusive), limit, byte budget (see {@link #withinBytes}).
      */
     public String unsentOfKeyBefore() {
-        return "SELECT " + eventColumns("f") + " FROM " + withinBytes("o.aggregate_id = ? AND " + unsent("o")
+        return "SELECT " + eventColumns("f") + " FROM " + withinBytes(layout.ref("o", TableLayout.Column.AGGREGATE_ID)
+                + " = ? AND " + unsent("o")
                 + " AND o.seq < ?");
     }
 
     /** A key's oldest live dead letter, {@code id, seq} (through its partial index). Parameter: key. */
     public String firstLiveDeadLetterOfKey() {
-        return "SELECT id, seq FROM " + t + " WHERE aggregate_id = ? AND " + LIVE_DEAD_LETTER + " ORDER BY seq LIMIT 1";
+        return "SELECT " + id + ", seq FROM " + t + " WHERE " + aggregateId + " = ? AND " + LIVE_DEAD_LETTER
+                + " ORDER BY seq LIMIT 1";
     }
 
     /** The keys that have a live dead letter. No parameters. */
     public String keysWithLiveDeadLetters() {
-        return "SELECT DISTINCT aggregate_id FROM " + t + " WHERE " + LIVE_DEAD_LETTER;
+        return "SELECT DISTINCT " + aggregateId + " FROM " + t + " WHERE " + LIVE_DEAD_LETTER;
     }
 
     /** Those of the ids that are settled (sent or dead-lettered): not to publish again. Parameter: {@code uuid[]}. */
     public String settledAmong() {
-        return "SELECT id FROM " + t + " WHERE id = ANY(?) AND " + SETTLED;
+        return "SELECT " + id + " FROM " + t + " WHERE " + id + " = ANY(?) AND " + SETTLED;
     }
 
     // --- Operating: probes, status, dead letters, verify ---
@@ -165,7 +184,8 @@ public final class OutboxSql {
     /** Backlog, age of the oldest unsent row in seconds, live dead letters. No parameters. */
     public String stats() {
         return "SELECT (SELECT count(*) FROM " + t + " WHERE " + UNSENT + "),"
-                + " (SELECT extract(epoch FROM now() - created_at)::float8 FROM " + t + " WHERE " + UNSENT
+                + " (SELECT extract(epoch FROM now() - " + layout.ref("", TableLayout.Column.CREATED_AT)
+                + ")::float8 FROM " + t + " WHERE " + UNSENT
                 + " ORDER BY seq LIMIT 1),"
                 + " (SELECT count(*) FROM " + t + " WHERE " + LIVE_DEAD_LETTER + ")";
     }
@@ -175,8 +195,8 @@ public final class OutboxSql {
      * the limit.
      */
     public String listDeadLetters() {
-        return "SELECT id, aggregate_type, aggregate_id, event_type, attempts, created_at, dead_lettered_at,"
-                + " last_error FROM " + t + " WHERE " + deadLetterSelection() + " ORDER BY dead_lettered_at, seq LIMIT ?";
+        return "SELECT " + described() + ", attempts, dead_lettered_at, last_error FROM " + t + " WHERE "
+                + deadLetterSelection() + " ORDER BY dead_lettered_at, seq LIMIT ?";
     }
 
     /**
@@ -185,23 +205,30 @@ public final class OutboxSql {
      * @param set the SET list; its parameters come before the {@link #deadLetterSelection} ones
      */
     public String updateDeadLetters(String set) {
-        return "UPDATE " + t + " SET " + set + " WHERE " + deadLetterSelection() + " RETURNING id";
+        return "UPDATE " + t + " SET " + set + " WHERE " + deadLetterSelection() + " RETURNING " + id;
     }
 
     /**
      * Live dead letters, optionally by ids, aggregate type and dead-lettered since. Parameters, each twice (null
      * for "any"): {@code uuid[]} ids, aggregate type, {@code timestamptz} since.
      */
-    public static String deadLetterSelection() {
-        return LIVE_DEAD_LETTER + " AND (?::uuid[] IS NULL OR id = ANY(?::uuid[]))"
-                + " AND (?::text IS NULL OR aggregate_type = ?::text)"
+    public String deadLetterSelection() {
+        return LIVE_DEAD_LETTER + " AND (?::uuid[] IS NULL OR " + id + " = ANY(?::uuid[]))"
+                + " AND (?::text IS NULL OR " + layout.ref("", TableLayout.Column.AGGREGATE_TYPE) + " = ?::text)"
                 + " AND (?::timestamptz IS NULL OR dead_lettered_at >= ?::timestamptz)";
     }
 
     /** Rows written since a time, in {@code seq} order, for {@code verify}. Parameter: {@code timestamp}. */
     public String auditSince() {
-        return "SELECT id, aggregate_type, aggregate_id, event_type, seq, created_at, sent_at, dead_lettered_at,"
-                + " last_error FROM " + t + " WHERE created_at >= ? ORDER BY seq";
+        return "SELECT " + described() + ", seq, sent_at, dead_lettered_at, last_error FROM " + t + " WHERE "
+                + layout.ref("", TableLayout.Column.CREATED_AT) + " >= ? ORDER BY seq";
+    }
+
+    /** id, aggregate_type, aggregate_id, event_type and created_at under the relay's names. */
+    private String described() {
+        return as("", TableLayout.Column.ID) + ", " + as("", TableLayout.Column.AGGREGATE_TYPE) + ", "
+                + as("", TableLayout.Column.AGGREGATE_ID) + ", " + as("", TableLayout.Column.EVENT_TYPE) + ", "
+                + as("", TableLayout.Column.CREATED_AT);
     }
 
     /** {@link #UNSENT} for the table under {@code alias}. */

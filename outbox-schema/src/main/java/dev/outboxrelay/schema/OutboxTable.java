@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 public final class OutboxTable {
 
     /** The table applications write to unless told otherwise. */
-    public static final OutboxTable DEFAULT = new OutboxTable("public", "outbox");
+    public static final OutboxTable DEFAULT = new OutboxTable("public", "outbox", TableLayout.RELAY);
 
     /**
      * The longest table name the relay accepts: it derives names such as {@code <table>_relay_notify} (13 more
@@ -22,10 +22,22 @@ public final class OutboxTable {
 
     private final String schema;
     private final String table;
+    private final TableLayout layout;
 
-    private OutboxTable(String schema, String table) {
+    private OutboxTable(String schema, String table, TableLayout layout) {
         this.schema = schema;
         this.table = table;
+        this.layout = Objects.requireNonNull(layout, "layout");
+    }
+
+    /** The same table read through {@code layout}'s column names. */
+    public OutboxTable withLayout(TableLayout layout) {
+        return new OutboxTable(schema, table, layout);
+    }
+
+    /** Which columns hold the parts of an event; {@link TableLayout#RELAY} unless told otherwise. */
+    public TableLayout layout() {
+        return layout;
     }
 
     /**
@@ -44,7 +56,7 @@ public final class OutboxTable {
         if (!IDENTIFIER.matcher(schema).matches() || !IDENTIFIER.matcher(table).matches()) {
             throw invalid(qualifiedName);
         }
-        return new OutboxTable(schema, table);
+        return new OutboxTable(schema, table, TableLayout.RELAY);
     }
 
     /** Builds a name in this table's schema, for the relay's companion tables and indexes. */
@@ -88,11 +100,12 @@ public final class OutboxTable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof OutboxTable other && schema.equals(other.schema) && table.equals(other.table);
+        return o instanceof OutboxTable other && schema.equals(other.schema) && table.equals(other.table)
+                && layout.equals(other.layout);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(schema, table);
+        return Objects.hash(schema, table, layout);
     }
 }

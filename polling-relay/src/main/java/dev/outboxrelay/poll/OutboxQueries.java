@@ -6,6 +6,7 @@ import dev.outboxrelay.schema.AdvisoryLocks;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.schema.TableLayout;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,9 +21,9 @@ import org.postgresql.PGConnection;
 /** The poll source's SQL, rendered once for a table. */
 final class OutboxQueries {
 
-    /** Every column the poll source's statements name. */
-    private static final String[] COLUMNS = {"id", "aggregate_type", "aggregate_id", "event_type", "payload",
-        "headers", "created_at", "seq", "sent_at", "attempts", "last_error", "dead_lettered_at", "discarded_at"};
+    /** The bookkeeping columns the poll source's statements name, besides the table's event columns. */
+    private static final List<String> BOOKKEEPING = List.of("seq", "sent_at", "attempts", "last_error",
+            "dead_lettered_at", "discarded_at");
     /**
      * A lock on the table or, when it is partitioned, on any of its partitions: an INSERT straight into a
      * partition holds RowExclusiveLock on the partition but only AccessShareLock on the parent, and since
@@ -76,7 +77,7 @@ final class OutboxQueries {
                 + " (SELECT string_agg(n, ', ') FROM unnest(?::text[]) n WHERE NOT EXISTS (SELECT 1"
                 + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.oid AND a.attname = n AND NOT a.attisdropped))"
                 + " FROM (SELECT pg_catalog.to_regclass(?)::oid AS oid) t")) {
-            ps.setArray(1, c.createArrayOf("text", COLUMNS));
+            ps.setArray(1, c.createArrayOf("text", columns().toArray()));
             ps.setString(2, table.quoted());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -84,8 +85,9 @@ final class OutboxQueries {
                     return "table " + table + " does not exist: run migrate, or check --table";
                 }
                 if (rs.getString(2) != null) {
-                    return "table " + table + " lacks column(s) " + rs.getString(2) + " of the current schema: run"
-                            + " migrate with this relay's version";
+                    return "table " + table + " lacks column(s) " + rs.getString(2) + (table.layout().isRelay()
+                            ? " of the current schema: run migrate with this relay's version"
+                            : ": check --table-format and --column, or run migrate --adopt");
                 }
             }
         }
@@ -93,6 +95,18 @@ final class OutboxQueries {
                 deletes ? List.of("SELECT", "UPDATE", "DELETE") : List.of("SELECT", "UPDATE"));
         return missing == null ? null
                 : "role '" + missing.role() + "' lacks " + missing.privileges() + " on " + table + ": " + missing.grant();
+    }
+
+    /** Every column the poll source's statements name. */
+    private List<String> columns() {
+        List<String> names = new java.util.ArrayList<>();
+        for (TableLayout.Column col : TableLayout.Column.values()) {
+            if (table.layout().name(col) != null) {
+                names.add(table.layout().name(col));
+            }
+        }
+        names.addAll(BOOKKEEPING);
+        return names;
     }
 
     /** Tries to become the table's active relay: its relay lock ({@link AdvisoryLocks}), for this session. */

@@ -33,7 +33,7 @@ public final class PollSourceFactory implements SourceFactory {
 
     static PollSettings settings(RelayConfig config) {
         return PollSettings.builder()
-                .table(config.get(DatabaseOptions.TABLE))
+                .table(DatabaseOptions.table(config))
                 .onPublish(config.get(KafkaOptions.ON_PUBLISH))
                 .maxAttempts(config.get(KafkaOptions.MAX_ATTEMPTS))
                 .batchSize(config.get(PollOptions.BATCH_SIZE))

@@ -119,7 +119,7 @@ final class DeadLettersCommand implements Cli.Command {
                     + " --since TIME, or --all (see '" + Cli.NAME + " " + usage + " --help')");
             return Main.USAGE;
         }
-        DeadLetterStore store = new DeadLetterStore(config.get(DatabaseOptions.TABLE));
+        DeadLetterStore store = new DeadLetterStore(DatabaseOptions.table(config));
         try (Connection c = ConnectionFactory.fromConfig(config).open()) {
             switch (action) {
                 case LIST -> print(store.list(c, selection, config.get(OpsOptions.LIMIT)),

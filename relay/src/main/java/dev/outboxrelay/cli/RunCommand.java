@@ -112,7 +112,7 @@ final class RunCommand implements Cli.Command {
 
     static DaemonSettings settings(RelayConfig config, SourceFactory factory) {
         return new DaemonSettings(factory.mode(), config.get(InstanceOptions.RELAY_NAME),
-                config.get(DatabaseOptions.TABLE), factory.coordination(), factory.inspector(config),
+                DatabaseOptions.table(config), factory.coordination(), factory.inspector(config),
                 factory.gauges(), config.get(CliOptions.HTTP_HOST),
                 config.get(CliOptions.HTTP_PORT), config.get(CliOptions.SHUTDOWN_TIMEOUT),
                 config.get(CliOptions.PROBE_INTERVAL), config.get(InstanceOptions.STANDBY_INTERVAL),

@@ -66,7 +66,7 @@ final class StatusCommand implements Cli.Command {
 
     @Override
     public int execute(RelayConfig config, PrintStream out, PrintStream err) throws SQLException {
-        OutboxTable table = config.get(DatabaseOptions.TABLE);
+        OutboxTable table = DatabaseOptions.table(config);
         Duration maxAge = config.get(OpsOptions.MAX_AGE);
         OutboxStats stats;
         List<SourceInspector.Inspection> sources = new ArrayList<>();

@@ -64,7 +64,7 @@ final class VerifyCommand implements Cli.Command {
         });
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(KafkaOptions.KAFKA_BOOTSTRAP));
         DeliveryAudit audit = DeliveryAudit.of(ConnectionFactory.fromConfig(config),
-                config.get(DatabaseOptions.TABLE), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
+                DatabaseOptions.table(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
                 consumer);
         AuditReport report;
         try {
@@ -76,7 +76,7 @@ final class VerifyCommand implements Cli.Command {
         if (config.get(VerifyOptions.JSON)) {
             out.println(AuditReports.json(report));
         } else {
-            AuditReports.text(report, config.get(DatabaseOptions.TABLE).toString()).forEach(out::println);
+            AuditReports.text(report, DatabaseOptions.table(config).toString()).forEach(out::println);
         }
         return report.ok() ? Main.OK : Main.FAILURE;
     }

@@ -3,6 +3,7 @@ package dev.outboxrelay.core.config;
 import dev.outboxrelay.core.db.JdbcUrls;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.schema.TableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -61,14 +62,63 @@ public final class DatabaseOptions {
             .example("orders_outbox_pub")
             .build();
 
+    /** The column layouts {@code --table-format} names. */
+    public enum TableFormat {
+        /** {@link TableLayout#RELAY}. */
+        RELAY(TableLayout.RELAY),
+        /** {@link TableLayout#DEBEZIUM}. */
+        DEBEZIUM(TableLayout.DEBEZIUM);
+
+        private final TableLayout layout;
+
+        TableFormat(TableLayout layout) {
+            this.layout = layout;
+        }
+    }
+
+    public static final Option<TableFormat> TABLE_FORMAT = Option.enumeration("table-format", TableFormat.class)
+            .defaultValue("relay")
+            .doc("The outbox table's columns: relay (id, aggregate_type, aggregate_id, event_type, payload, headers,"
+                    + " created_at) or debezium (Debezium's outbox table: id, aggregatetype, aggregateid, type,"
+                    + " payload; adopt it with migrate --adopt). --column maps the rest.")
+            .example("debezium")
+            .build();
+
+    public static final Option<String> COLUMNS = Option.builder("column",
+                    OptionType.custom("role=column,...", DatabaseOptions::columns))
+            .defaultValue("")
+            .doc("Column names that differ from --table-format's: role=column, comma-separated; roles id,"
+                    + " aggregate-type, aggregate-id, event-type, payload, headers (empty: none), created-at.")
+            .example("aggregate-id=order_id,event-type=kind")
+            .build();
+
     /** How to reach the database: URL, user and the two password sources. */
     public static final OptionSet CONNECTION = OptionSet.builder("Database")
-            .add(DB_URL).add(DB_USER).add(DB_PASSWORD).add(DB_PASSWORD_FILE).add(TABLE)
+            .add(DB_URL).add(DB_USER).add(DB_PASSWORD).add(DB_PASSWORD_FILE).add(TABLE).add(TABLE_FORMAT).add(COLUMNS)
             .check(DatabaseOptions::onePasswordSource)
             .check(DatabaseOptions::noPasswordInUrlFlag)
             .build();
 
     private DatabaseOptions() {
+    }
+
+    private static String columns(String mapping) {
+        TableLayout.RELAY.with(mapping); // validates; the message names the entry
+        return mapping;
+    }
+
+    /** The outbox table of a validated config, with the layout {@code --table-format} and {@code --column} give. */
+    public static OutboxTable table(RelayConfig config) {
+        return config.get(TABLE).withLayout(layout(config));
+    }
+
+    /** The layout {@code --table-format} and {@code --column} give (the relay's where they are not set or bad). */
+    public static TableLayout layout(RelayConfig config) {
+        try {
+            return config.find(TABLE_FORMAT).orElse(TableFormat.RELAY).layout.with(config.find(COLUMNS).orElse(""));
+        } catch (IllegalArgumentException e) {
+            return TableLayout.RELAY; // reported as the option's own problem
+        }
     }
 
     private static String publication(String name) {

@@ -67,7 +67,7 @@ public final class FormatOptions {
             return;
         }
         try {
-            MessageFormat.of(kind, null, routerSettings(config));
+            MessageFormat.of(kind, null, routerSettings(config), DatabaseOptions.layout(config));
         } catch (IllegalArgumentException e) {
             problems.add(DEBEZIUM_FIELDS.flag() + ": " + e.getMessage());
         } catch (RuntimeException e) {

@@ -232,7 +232,7 @@ public final class KafkaOptions {
         return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
                 config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()),
                 MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE),
-                        FormatOptions.routerSettings(config)));
+                        FormatOptions.routerSettings(config), DatabaseOptions.layout(config)));
     }
 
     /** The producer settings, already validated by the spec. */

@@ -3,6 +3,9 @@ package dev.outboxrelay.core.format;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.format.RouterSettings.Placement;
+import dev.outboxrelay.schema.TableLayout;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,27 +30,36 @@ final class DebeziumRouterFormat implements MessageFormat {
     private static final String PAYLOAD_COLUMN = "payload";
 
     private final RouterSettings settings;
-    private final ColumnValues columns;
+    /** Each field's column, in the order of {@code settings.fields()}. */
+    private final List<TableLayout.Column> columns;
     private final JsonConverter valueConverter = converter(false);
     private final JsonConverter keyConverter = converter(true);
     private final boolean envelope;
 
-    DebeziumRouterFormat(RouterSettings settings, ColumnValues columns) {
+    DebeziumRouterFormat(RouterSettings settings, TableLayout layout) {
         this.settings = settings;
-        this.columns = columns;
         this.envelope = settings.fields().stream().anyMatch(f -> f.placement() == Placement.ENVELOPE);
+        Map<String, TableLayout.Column> placeable = placeable(layout);
+        List<TableLayout.Column> cols = new ArrayList<>();
         for (RouterSettings.Field f : settings.fields()) {
-            columns.check(f.column());
+            TableLayout.Column c = placeable.get(f.column());
+            if (c == null) {
+                throw new IllegalArgumentException("column '" + f.column() + "' cannot be an additional field: use "
+                        + String.join(", ", placeable.keySet()));
+            }
+            cols.add(c);
         }
+        this.columns = List.copyOf(cols);
     }
 
     @Override
     public ProducerRecord<byte[], byte[]> record(String topic, OutboxEvent event) throws MalformedEventException {
         RecordHeaders headers = new RecordHeaders();
         headers.add(HEADER_ID, RelayFormat.utf8(event.id().toString()));
-        for (RouterSettings.Field f : settings.fields()) {
+        for (int i = 0; i < columns.size(); i++) {
+            RouterSettings.Field f = settings.fields().get(i);
             if (f.placement() == Placement.HEADER) {
-                String v = columns.value(event, f.column());
+                String v = value(event, columns.get(i));
                 headers.add(f.alias(), v == null ? null : RelayFormat.utf8(v));
             }
         }
@@ -89,9 +101,10 @@ final class DebeziumRouterFormat implements MessageFormat {
             }
         }
         Struct value = new Struct(schema.build()).put(ENVELOPE_PAYLOAD, body.value());
-        for (RouterSettings.Field f : fields) {
+        for (int i = 0; i < columns.size(); i++) {
+            RouterSettings.Field f = fields.get(i);
             if (f.placement() == Placement.ENVELOPE) {
-                value.put(f.alias(), columns.value(event, f.column()));
+                value.put(f.alias(), value(event, columns.get(i)));
             }
         }
         return valueConverter.fromConnectData(topic, value.schema(), value);
@@ -111,36 +124,23 @@ final class DebeziumRouterFormat implements MessageFormat {
                 + (settings.tombstoneOnEmpty() ? ", tombstone on empty payload" : "") + ")";
     }
 
-    /** The text columns an additional field may name, and their values for an event. */
-    interface ColumnValues {
-
-        /** @throws IllegalArgumentException naming the column when it cannot be an additional field */
-        void check(String column);
-
-        String value(OutboxEvent event, String column);
-
-        /** The relay table's text columns. */
-        static ColumnValues relayTable() {
-            return new ColumnValues() {
-                @Override
-                public void check(String column) {
-                    if (!List.of("id", "aggregate_type", "aggregate_id", "event_type").contains(column)) {
-                        throw new IllegalArgumentException("column '" + column + "' cannot be an additional field:"
-                                + " use id, aggregate_type, aggregate_id or event_type");
-                    }
-                }
-
-                @Override
-                public String value(OutboxEvent event, String column) {
-                    return switch (column) {
-                        case "id" -> event.id().toString();
-                        case "aggregate_type" -> event.aggregateType();
-                        case "aggregate_id" -> event.aggregateId();
-                        case "event_type" -> event.eventType();
-                        default -> throw new IllegalStateException(column);
-                    };
-                }
-            };
+    /** The event's text columns by their name in the table: what additional fields may name. */
+    private static Map<String, TableLayout.Column> placeable(TableLayout layout) {
+        Map<String, TableLayout.Column> m = new LinkedHashMap<>();
+        for (TableLayout.Column c : List.of(TableLayout.Column.ID, TableLayout.Column.AGGREGATE_TYPE,
+                TableLayout.Column.AGGREGATE_ID, TableLayout.Column.EVENT_TYPE)) {
+            m.put(layout.name(c), c);
         }
+        return m;
+    }
+
+    private static String value(OutboxEvent event, TableLayout.Column column) {
+        return switch (column) {
+            case ID -> event.id().toString();
+            case AGGREGATE_TYPE -> event.aggregateType();
+            case AGGREGATE_ID -> event.aggregateId();
+            case EVENT_TYPE -> event.eventType();
+            default -> throw new IllegalStateException(column.name());
+        };
     }
 }

@@ -2,6 +2,7 @@ package dev.outboxrelay.core.format;
 
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.schema.TableLayout;
 import java.net.URI;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -30,16 +31,16 @@ public interface MessageFormat {
 
     /**
      * The format of {@code kind}; {@code source} is the CloudEvents {@code source} attribute, {@code router} the
-     * settings of the Debezium format.
+     * settings of the Debezium format, whose additional fields name columns of {@code layout}.
      *
      * @throws IllegalArgumentException when the router settings name a column the format cannot place
      */
-    static MessageFormat of(Kind kind, URI source, RouterSettings router) {
+    static MessageFormat of(Kind kind, URI source, RouterSettings router, TableLayout layout) {
         return switch (kind) {
             case RELAY -> relay();
             case CLOUDEVENTS_BINARY -> cloudEventsBinary(source);
             case CLOUDEVENTS_STRUCTURED -> cloudEventsStructured(source);
-            case DEBEZIUM -> debeziumRouter(router);
+            case DEBEZIUM -> debeziumRouter(router, layout);
         };
     }
 
@@ -76,10 +77,11 @@ public interface MessageFormat {
      * (expanded JSON, a JSON string or the text) as the value, additional columns as headers or envelope fields;
      * then the row's own headers, which the router does not read.
      *
+     * @param layout the table's columns, which additional fields name (e.g. {@code type} on a Debezium table)
      * @throws IllegalArgumentException when {@code settings} name a column that cannot be an additional field
      */
-    static MessageFormat debeziumRouter(RouterSettings settings) {
-        return new DebeziumRouterFormat(settings, DebeziumRouterFormat.ColumnValues.relayTable());
+    static MessageFormat debeziumRouter(RouterSettings settings, TableLayout layout) {
+        return new DebeziumRouterFormat(settings, layout);
     }
 
     /**

@@ -35,6 +35,22 @@ class FormatOptionsTest {
     }
 
     @Test
+    void onADebeziumTableFieldsNameItsColumns() {
+        RelayConfig c = SPEC.resolve(required().flag("message-format", "debezium").flag("table-format", "debezium")
+                .flag("column", "aggregate-id=order_id").flag("debezium-fields", "type:header:eventType").build());
+        assertThat(DatabaseOptions.table(c).layout().name(dev.outboxrelay.schema.TableLayout.Column.AGGREGATE_ID))
+                .isEqualTo("order_id");
+        assertThat(KafkaOptions.router(c).toString()).contains("fields [type:header:eventType]");
+    }
+
+    @Test
+    void aBadColumnMappingIsNamed() {
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("column", "aggregate-id").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).singleElement()
+                        .asString().startsWith("--column").contains("'aggregate-id' is not role=column"));
+    }
+
+    @Test
     void debeziumSettingsWithAnotherFormatAreRefused() {
         assertThatThrownBy(() -> SPEC.resolve(required().flag("debezium-value", "string").build()))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
@@ -56,7 +72,12 @@ class FormatOptionsTest {
                 .flag("debezium-fields", "tenant:header").build()))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
                         "--debezium-fields: column 'tenant' cannot be an additional field: use id, aggregate_type,"
-                                + " aggregate_id or event_type"));
+                                + " aggregate_id, event_type"));
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-fields", "event_type:header").flag("table-format", "debezium").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--debezium-fields: column 'event_type' cannot be an additional field: use id, aggregatetype,"
+                                + " aggregateid, type"));
         assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
                 .flag("debezium-fields", "aggregate_id:partition").build()))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).singleElement()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.format.RouterSettings.Field;
+import dev.outboxrelay.schema.TableLayout;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.data.Envelope;
 import io.debezium.transforms.outbox.EventRouter;
@@ -88,7 +89,7 @@ class DebeziumRouterParityTest {
     @ParameterizedTest
     @EnumSource(Setup.class)
     void writesWhatTheRouterAndConvertersWrite(Setup setup) throws Exception {
-        MessageFormat relay = MessageFormat.debeziumRouter(setup.settings);
+        MessageFormat relay = MessageFormat.debeziumRouter(setup.settings, TableLayout.RELAY);
         try (Connect connect = new Connect(setup)) {
             List<String> payloads = new ArrayList<>(PAYLOADS);
             payloads.add(null);

@@ -89,7 +89,7 @@ class MessageFormatTest {
         assertThat(header(record, "type")).isEqualTo("OrderPlaced");
         assertThat(header(record, "aggregate_type")).isEqualTo("Order");
         assertThat(header(record, "traceparent")).isEqualTo(TRACEPARENT);
-        assertThat(MessageFormat.of(MessageFormat.Kind.RELAY, SOURCE, null)).isSameAs(MessageFormat.relay());
+        assertThat(MessageFormat.of(MessageFormat.Kind.RELAY, SOURCE, null, null)).isSameAs(MessageFormat.relay());
     }
 
     private static void assertAttributes(CloudEvent ce, OutboxEvent event) {
