@@ -26,10 +26,7 @@ public final class OutboxSchema {
 
     /** The migration plan for {@code table}, with the CDC publication named {@code publication}. */
     public static MigrationPlan plan(OutboxTable table, String publication) {
-        if (!IDENTIFIER.matcher(publication).matches()) {
-            throw new IllegalArgumentException("'" + publication + "' is not a valid publication name:"
-                    + " expected lower-case letters, digits and underscores, starting with a letter or underscore");
-        }
+        checkPublication(publication);
         Map<String, String> values = Map.of(
                 "outbox", table.quoted(),
                 "schema", OutboxTable.quote(table.schema()),
@@ -40,6 +37,58 @@ public final class OutboxSchema {
                 "channel", notifyChannel(table));
         List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "outbox", STEPS, values);
         return new MigrationPlan("outbox:" + table, table.schema(), HISTORY_TABLE, steps);
+    }
+
+    /**
+     * The plan that adopts an existing table read through {@code table}'s layout ({@code migrate --adopt}): the
+     * relay's bookkeeping, indexes, notification, offsets table and publication, without rewriting the table. Its
+     * script checks the table's columns first and names what does not fit. Recorded in the same history table,
+     * as target {@code adopted:<table>}.
+     */
+    public static MigrationPlan adoptionPlan(OutboxTable table, String publication) {
+        checkPublication(publication);
+        TableLayout layout = table.layout();
+        StringBuilder expected = new StringBuilder();
+        expect(expected, layout, TableLayout.Column.ID, "uuid");
+        expect(expected, layout, TableLayout.Column.AGGREGATE_TYPE, "text,character varying");
+        expect(expected, layout, TableLayout.Column.AGGREGATE_ID, "text,character varying");
+        expect(expected, layout, TableLayout.Column.EVENT_TYPE, "text,character varying");
+        expect(expected, layout, TableLayout.Column.PAYLOAD, "jsonb,json,text,character varying");
+        expect(expected, layout, TableLayout.Column.HEADERS, "jsonb,json");
+        expect(expected, layout, TableLayout.Column.CREATED_AT, "timestamp with time zone");
+        StringBuilder streamed = new StringBuilder();
+        for (TableLayout.Column c : List.of(TableLayout.Column.ID, TableLayout.Column.AGGREGATE_TYPE,
+                TableLayout.Column.AGGREGATE_ID, TableLayout.Column.EVENT_TYPE, TableLayout.Column.PAYLOAD,
+                TableLayout.Column.HEADERS)) {
+            if (layout.name(c) != null) {
+                streamed.append(streamed.length() == 0 ? "" : ", ").append(layout.ref("", c));
+            }
+        }
+        Map<String, String> values = Map.ofEntries(
+                Map.entry("outbox", table.quoted()),
+                Map.entry("tablename", table.toString()),
+                Map.entry("schema", OutboxTable.quote(table.schema())),
+                Map.entry("prefix", table.table()),
+                Map.entry("publication", OutboxTable.quote(publication)),
+                Map.entry("publicationname", publication),
+                Map.entry("notifyfunction", table.quotedInSchema(table.companion("relay_notify"))),
+                Map.entry("channel", notifyChannel(table)),
+                Map.entry("expected", expected.toString()),
+                Map.entry("createdat", layout.ref("", TableLayout.Column.CREATED_AT)),
+                Map.entry("aggregateid", layout.ref("", TableLayout.Column.AGGREGATE_ID)),
+                Map.entry("seqsequence", table.quotedInSchema(table.companion("seq_seq"))),
+                Map.entry("streamed", streamed.toString()));
+        List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "adopt",
+                List.of("V1__adopt_existing_table.sql"), values);
+        return new MigrationPlan("adopted:" + table, table.schema(), HISTORY_TABLE, steps);
+    }
+
+    private static void expect(StringBuilder values, TableLayout layout, TableLayout.Column role, String types) {
+        String name = layout.name(role);
+        if (name != null) {
+            values.append(values.length() == 0 ? "" : ", ").append("('").append(name).append("', '").append(types)
+                    .append("', ").append(role != TableLayout.Column.CREATED_AT).append(")");
+        }
     }
 
     /** The CDC source's offsets table beside {@code table} (created by migration 3), quoted. */
@@ -53,6 +102,13 @@ public final class OutboxSchema {
      */
     public static String notifyChannel(OutboxTable table) {
         return table.companion("relay_notify");
+    }
+
+    private static void checkPublication(String publication) {
+        if (!IDENTIFIER.matcher(publication).matches()) {
+            throw new IllegalArgumentException("'" + publication + "' is not a valid publication name:"
+                    + " expected lower-case letters, digits and underscores, starting with a letter or underscore");
+        }
     }
 
     /** The migrator for {@code table} and {@code publication}. */

@@ -4,8 +4,10 @@ import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.InstanceOptions;
 import dev.outboxrelay.core.config.Option;
 import dev.outboxrelay.core.config.OptionSet;
+import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.config.Validator;
 import java.time.Duration;
+import java.util.List;
 
 /** Options of the CLI itself: general switches and those of {@code migrate} and {@code run}. */
 public final class CliOptions {
@@ -42,6 +44,14 @@ public final class CliOptions {
     public static final Option<Boolean> PRINT = Option.bool("print")
             .defaultValue("false")
             .doc("Print the SQL migrate would run, for a DBA to apply by hand, without connecting.")
+            .example("true")
+            .build();
+
+    public static final Option<Boolean> ADOPT = Option.bool("adopt")
+            .defaultValue("false")
+            .doc("Adopt an existing table (--table, read through --table-format and --column) instead of creating"
+                    + " one: add the relay's bookkeeping columns, indexes and publication without rewriting it; rows"
+                    + " already there count as sent. With --print, the SQL and its locking cost for a DBA.")
             .example("true")
             .build();
 
@@ -91,8 +101,18 @@ public final class CliOptions {
     public static final OptionSet GENERAL = OptionSet.of("General", ConfigSpec.CONFIG, VERBOSE, LOG_FORMAT);
 
     /** {@code migrate}'s own options; the connection comes from {@code DatabaseOptions.CONNECTION}. */
-    public static final OptionSet MIGRATE = OptionSet.of("Schema",
-            dev.outboxrelay.core.config.DatabaseOptions.PUBLICATION, PRINT);
+    public static final OptionSet MIGRATE = OptionSet.builder("Schema")
+            .add(dev.outboxrelay.core.config.DatabaseOptions.PUBLICATION).add(PRINT).add(ADOPT)
+            .check(CliOptions::adoptsWhatItDoesNotCreate)
+            .build();
+
+    /** {@code migrate} creates only the relay's own table; any other layout is adopted. */
+    private static void adoptsWhatItDoesNotCreate(RelayConfig config, List<String> problems) {
+        if (!config.find(ADOPT).orElse(true) && !dev.outboxrelay.core.config.DatabaseOptions.layout(config).isRelay()) {
+            problems.add("--table-format/--column: migrate creates only the relay's own table layout; adopt an"
+                    + " existing table with migrate --adopt (add --print to see its SQL first)");
+        }
+    }
 
     /** {@code run}'s own options. */
     public static final OptionSet RUN = OptionSet.of("Daemon", MODE, HTTP_PORT, HTTP_HOST,

@@ -29,7 +29,8 @@ final class MigrateCommand implements Cli.Command {
 
     @Override
     public String description() {
-        return "Create or upgrade the outbox table and its publication (safe to run repeatedly and concurrently).";
+        return "Create or upgrade the outbox table and its publication, or adopt an existing one (--adopt); safe to"
+                + " run repeatedly and concurrently.";
     }
 
     @Override
@@ -42,7 +43,8 @@ final class MigrateCommand implements Cli.Command {
         return List.of(
                 "RELAY_DB_PASSWORD=... " + Cli.NAME + " migrate \\",
                 "    --db-url jdbc:postgresql://db:5432/app --db-user app_owner",
-                Cli.NAME + " migrate --print --table orders.outbox > outbox.sql");
+                Cli.NAME + " migrate --print --table orders.outbox > outbox.sql",
+                Cli.NAME + " migrate --adopt --print --table-format debezium --table public.outboxevent > adopt.sql");
     }
 
     @Override
@@ -57,8 +59,11 @@ final class MigrateCommand implements Cli.Command {
 
     @Override
     public int execute(RelayConfig config, PrintStream out, PrintStream err) throws SQLException {
-        OutboxTable table = config.get(DatabaseOptions.TABLE);
-        Migrator migrator = OutboxSchema.migrator(table, config.get(DatabaseOptions.PUBLICATION));
+        OutboxTable table = DatabaseOptions.table(config);
+        boolean adopt = config.get(CliOptions.ADOPT);
+        Migrator migrator = Migrator.forPlan(adopt
+                ? OutboxSchema.adoptionPlan(table, config.get(DatabaseOptions.PUBLICATION))
+                : OutboxSchema.plan(table, config.get(DatabaseOptions.PUBLICATION)));
         if (config.get(CliOptions.PRINT)) {
             out.print(migrator.script());
             return Main.OK;
@@ -72,7 +77,8 @@ final class MigrateCommand implements Cli.Command {
             out.println(table + " is already at version " + result.versionAfter() + "; nothing to apply");
         } else {
             for (Migration m : result.applied()) {
-                out.println("applied version " + m.version() + " (" + m.description() + ") to " + table);
+                out.println("applied " + (adopt ? "adoption " : "") + "version " + m.version() + " ("
+                        + m.description() + ") to " + table);
             }
             out.println(table + " is now at version " + result.versionAfter());
         }

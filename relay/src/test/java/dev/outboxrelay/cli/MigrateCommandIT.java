@@ -125,4 +125,54 @@ class MigrateCommandIT {
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.err()).contains("DatabaseConnectException", "\tat ").doesNotContain(wrong);
     }
+
+    @Test
+    void adoptAddsTheBookkeepingToADebeziumTableOnceAndKeepsItsRowsAsSent() {
+        TestDatabase db = postgres.database();
+        db.execute("CREATE TABLE public.outboxevent (id uuid PRIMARY KEY, aggregatetype varchar(255) NOT NULL,"
+                + " aggregateid varchar(255) NOT NULL, type varchar(255) NOT NULL, payload jsonb,"
+                + " \"timestamp\" timestamptz)");
+        db.execute("ALTER TABLE public.outboxevent OWNER TO " + db.relayUser());
+        db.execute("INSERT INTO public.outboxevent VALUES (gen_random_uuid(), 'Order', 'o-1', 'Placed', '{}', now())");
+        String[] flags = {"--adopt", "--table", "public.outboxevent", "--table-format", "debezium",
+            "--column", "created-at=timestamp", "--publication", "outboxevent_pub"};
+
+        CliRun first = migrate(db.relayPassword(), flags);
+        assertThat(first).isEqualTo(new CliRun(0, "applied adoption version 1 (adopt existing table) to"
+                + " public.outboxevent\npublic.outboxevent is now at version 1\n", ""));
+        assertThat(db.queryLong("SELECT count(*) FROM outboxevent WHERE sent_at IS NOT NULL")).isOne();
+        assertThat(db.queryString("SELECT string_agg(attname, ',' ORDER BY attname) FROM pg_publication_tables,"
+                + " unnest(attnames) attname WHERE pubname = 'outboxevent_pub'"))
+                .isEqualTo("aggregateid,aggregatetype,id,payload,type");
+        db.execute("INSERT INTO public.outboxevent (id, aggregatetype, aggregateid, type, payload)"
+                + " VALUES (gen_random_uuid(), 'Order', 'o-1', 'Paid', '{}')");
+        assertThat(db.queryLong("SELECT count(*) FROM outboxevent WHERE sent_at IS NULL AND seq IS NOT NULL"
+                + " AND attempts = 0")).as("a new row is unsent and numbered").isOne();
+
+        assertThat(migrate(db.relayPassword(), flags)).isEqualTo(new CliRun(0,
+                "public.outboxevent is already at version 1; nothing to apply\n", ""));
+    }
+
+    @Test
+    void adoptNamesAColumnThatDoesNotFitAndChangesNothing() {
+        TestDatabase db = postgres.database();
+        db.execute("CREATE TABLE public.outboxevent (id varchar(36) PRIMARY KEY, aggregatetype text NOT NULL,"
+                + " aggregateid text NOT NULL, type text NOT NULL, payload text)");
+        db.execute("ALTER TABLE public.outboxevent OWNER TO " + db.relayUser());
+        CliRun r = migrate(db.relayPassword(), "--adopt", "--table", "outboxevent", "--table-format", "debezium");
+        assertThat(r.exitCode()).isEqualTo(1);
+        assertThat(r.err()).contains("outbox-relay: column id of public.outboxevent is character varying, the relay"
+                + " needs uuid");
+        assertThat(db.queryLong("SELECT count(*) FROM pg_attribute WHERE attrelid = 'outboxevent'::regclass"
+                + " AND attname = 'seq'")).isZero();
+    }
+
+    @Test
+    void aForeignLayoutIsAdoptedNotCreated() {
+        TestDatabase db = postgres.database();
+        CliRun r = migrate(db.relayPassword(), "--table-format", "debezium");
+        assertThat(r).isEqualTo(new CliRun(2, "", "error: --table-format/--column: migrate creates only the relay's"
+                + " own table layout; adopt an existing table with migrate --adopt (add --print to see its SQL first)"
+                + " (see 'outbox-relay migrate --help')\n"));
+    }
 }
