@@ -3,6 +3,7 @@ package dev.outboxrelay.cdc;
 import dev.outboxrelay.core.delivery.Backoff;
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
+import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.schema.TableLayout;
@@ -194,7 +195,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
 
     private Item item(Struct row, Instant committedAt) {
         return Item.fromColumns(UUID.fromString(row.getString(id)), row.getString(aggregateType),
-                row.getString(aggregateId), row.getString(eventType), row.getString(payload),
+                row.getString(aggregateId), row.getString(eventType), OutboxEvents.payload(row.get(payload)),
                 headers == null ? null : row.getString(headers), committedAt);
     }
 

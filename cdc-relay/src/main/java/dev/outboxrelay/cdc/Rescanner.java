@@ -1,6 +1,7 @@
 package dev.outboxrelay.cdc;
 
 import dev.outboxrelay.core.delivery.DeliveryPipeline;
+import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
@@ -115,6 +116,6 @@ final class Rescanner {
     /** The row at {@code rs}, selected as {@link OutboxSql#EVENT_COLUMNS}: its event, or why it is malformed. */
     static Item item(ResultSet rs) throws SQLException {
         return Item.fromColumns(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                rs.getString(5), rs.getString(6), rs.getTimestamp(7).toInstant());
+                OutboxEvents.payload(rs, 5), rs.getString(6), rs.getTimestamp(7).toInstant());
     }
 }

@@ -53,7 +53,7 @@ public final class OutboxSchema {
         expect(expected, layout, TableLayout.Column.AGGREGATE_TYPE, "text,character varying");
         expect(expected, layout, TableLayout.Column.AGGREGATE_ID, "text,character varying");
         expect(expected, layout, TableLayout.Column.EVENT_TYPE, "text,character varying");
-        expect(expected, layout, TableLayout.Column.PAYLOAD, "jsonb,json,text,character varying");
+        expect(expected, layout, TableLayout.Column.PAYLOAD, "jsonb,json,text,character varying,bytea");
         expect(expected, layout, TableLayout.Column.HEADERS, "jsonb,json");
         expect(expected, layout, TableLayout.Column.CREATED_AT, "timestamp with time zone");
         StringBuilder streamed = new StringBuilder();

@@ -15,8 +15,10 @@ public final class OutboxSql {
     /** Rows a source must not publish again: sent, or dead-lettered (live or discarded). */
     public static final String SETTLED = "(sent_at IS NOT NULL OR dead_lettered_at IS NOT NULL)";
     /**
-     * The columns an event is made of, as both sources read them: jsonb as text (the driver does no JSON work),
-     * in the order {@code id, aggregate_type, aggregate_id, event_type, payload, headers, created_at}.
+     * The columns an event is made of, as both sources read them: headers as text (the driver does no JSON work), the
+     * payload as it is (jsonb arrives as its text all the same; a {@code bytea} payload as bytes, where a cast to
+     * text would give its hex form), in the order {@code id, aggregate_type, aggregate_id, event_type, payload,
+     * headers, created_at}.
      */
     public static final String EVENT_COLUMNS = eventColumns("");
 
@@ -195,8 +197,9 @@ public final class OutboxSql {
      * the limit.
      */
     public String listDeadLetters() {
-        return "SELECT " + described() + ", attempts, dead_lettered_at, last_error FROM " + t + " WHERE "
-                + deadLetterSelection() + " ORDER BY dead_lettered_at, seq LIMIT ?";
+        return "SELECT " + described() + ", attempts, " + as("", TableLayout.Column.CREATED_AT)
+                + ", dead_lettered_at, last_error FROM " + t + " WHERE " + deadLetterSelection()
+                + " ORDER BY dead_lettered_at, seq LIMIT ?";
     }
 
     /**
@@ -220,15 +223,15 @@ public final class OutboxSql {
 
     /** Rows written since a time, in {@code seq} order, for {@code verify}. Parameter: {@code timestamp}. */
     public String auditSince() {
-        return "SELECT " + described() + ", seq, sent_at, dead_lettered_at, last_error FROM " + t + " WHERE "
+        return "SELECT " + described() + ", seq, " + as("", TableLayout.Column.CREATED_AT)
+                + ", sent_at, dead_lettered_at, last_error FROM " + t + " WHERE "
                 + layout.ref("", TableLayout.Column.CREATED_AT) + " >= ? ORDER BY seq";
     }
 
-    /** id, aggregate_type, aggregate_id, event_type and created_at under the relay's names. */
+    /** id, aggregate_type, aggregate_id and event_type under the relay's names. */
     private String described() {
         return as("", TableLayout.Column.ID) + ", " + as("", TableLayout.Column.AGGREGATE_TYPE) + ", "
-                + as("", TableLayout.Column.AGGREGATE_ID) + ", " + as("", TableLayout.Column.EVENT_TYPE) + ", "
-                + as("", TableLayout.Column.CREATED_AT);
+                + as("", TableLayout.Column.AGGREGATE_ID) + ", " + as("", TableLayout.Column.EVENT_TYPE);
     }
 
     /** {@link #UNSENT} for the table under {@code alias}. */
@@ -246,7 +249,7 @@ public final class OutboxSql {
     /** {@link #EVENT_COLUMNS} for the table under {@code alias}. */
     public static String eventColumns(String alias) {
         String a = prefix(alias);
-        return a + "id, " + a + "aggregate_type, " + a + "aggregate_id, " + a + "event_type, " + a + "payload::text, "
+        return a + "id, " + a + "aggregate_type, " + a + "aggregate_id, " + a + "event_type, " + a + "payload, "
                 + a + "headers::text, " + a + "created_at";
     }
 

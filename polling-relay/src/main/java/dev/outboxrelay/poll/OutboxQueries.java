@@ -5,6 +5,7 @@ import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.schema.AdvisoryLocks;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxSql;
+import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.schema.TableLayout;
 import java.sql.Connection;
@@ -151,7 +152,7 @@ final class OutboxQueries {
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {
                 rows.add(new OutboxRow(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
-                        rs.getString(5), rs.getString(6), rs.getString(7),
+                        rs.getString(5), OutboxEvents.payload(rs, 6), rs.getString(7),
                         rs.getObject(8, OffsetDateTime.class).toInstant(), rs.getInt(9)));
             }
         }

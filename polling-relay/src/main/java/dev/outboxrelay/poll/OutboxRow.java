@@ -3,8 +3,8 @@ package dev.outboxrelay.poll;
 import java.time.Instant;
 import java.util.UUID;
 
-/** One unsent row as fetched: the contract columns as text plus the bookkeeping the source needs. */
-record OutboxRow(long seq, UUID id, String aggregateType, String aggregateId, String eventType, String payload,
+/** One unsent row as fetched: the contract columns (the payload text, or a bytea payload's bytes) plus the bookkeeping the source needs. */
+record OutboxRow(long seq, UUID id, String aggregateType, String aggregateId, String eventType, Object payload,
                  String headers, Instant createdAt, int attempts) {
 
     /** Never prints the payload or headers. */

@@ -40,6 +40,15 @@ public final class FormatOptions {
             .example("true")
             .build();
 
+    public static final Option<String> PAYLOAD_CONTENT_TYPE = Option.string("payload-content-type")
+            .validate(v -> v.matches("[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?") ? null
+                    : "must be a media type such as application/x-protobuf")
+            .doc("The media type of bytea payloads (published unchanged): the content-type header with"
+                    + " --message-format relay (unless the row's headers set one), datacontenttype with cloudevents-*"
+                    + " (default application/octet-stream there).")
+            .example("application/x-protobuf")
+            .build();
+
     static final List<Option<?>> ALL = List.of(DEBEZIUM_VALUE, DEBEZIUM_KEY, DEBEZIUM_FIELDS,
             DEBEZIUM_TOMBSTONE_ON_EMPTY);
 

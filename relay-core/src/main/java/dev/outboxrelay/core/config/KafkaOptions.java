@@ -129,7 +129,7 @@ public final class KafkaOptions {
     public static final OptionSet SET = OptionSet.builder("Kafka and delivery (both modes)")
             .add(KAFKA_BOOTSTRAP).add(TOPIC_TEMPLATE).add(TOPIC_ALLOW).add(MESSAGE_FORMAT).add(CLOUDEVENTS_SOURCE)
             .add(FormatOptions.DEBEZIUM_VALUE).add(FormatOptions.DEBEZIUM_KEY).add(FormatOptions.DEBEZIUM_FIELDS)
-            .add(FormatOptions.DEBEZIUM_TOMBSTONE_ON_EMPTY)
+            .add(FormatOptions.DEBEZIUM_TOMBSTONE_ON_EMPTY).add(FormatOptions.PAYLOAD_CONTENT_TYPE)
             .add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .add(MAX_IN_FLIGHT_BYTES)
@@ -232,7 +232,8 @@ public final class KafkaOptions {
         return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
                 config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()),
                 MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE),
-                        FormatOptions.routerSettings(config), DatabaseOptions.layout(config)));
+                        FormatOptions.routerSettings(config), DatabaseOptions.layout(config),
+                        config.find(FormatOptions.PAYLOAD_CONTENT_TYPE).orElse(null)));
     }
 
     /** The producer settings, already validated by the spec. */

@@ -33,12 +33,12 @@ public final class DeadLetterTopic {
     public static final String HEADER_REASON = "dead_letter_reason";
     private static final long ACK_WAIT_SECONDS = 30;
 
-    /** What the copy is made of: the row's contract columns as read (the payload as text, maybe null). */
-    public record DyingEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload) {
+    /** What the copy is made of: the row's contract columns as read (the payload as the value carries it). */
+    public record DyingEvent(UUID id, String aggregateType, String aggregateId, String eventType, byte[] payload) {
 
-        /** Characters of its text columns: about its bytes in memory. */
+        /** Characters of its text columns and its payload's bytes: about its bytes in memory. */
         long estimatedBytes() {
-            return len(aggregateType) + len(aggregateId) + len(eventType) + len(payload);
+            return len(aggregateType) + len(aggregateId) + len(eventType) + (payload == null ? 0 : payload.length);
         }
 
         private static long len(String s) {
@@ -106,7 +106,7 @@ public final class DeadLetterTopic {
         }
         headers.add(HEADER_REASON, utf8(reason == null ? "unknown" : reason));
         return new ProducerRecord<>(topic, null, event.aggregateId() == null ? null : utf8(event.aggregateId()),
-                event.payload() == null ? null : utf8(event.payload()), headers);
+                event.payload(), headers);
     }
 
     private static byte[] utf8(String s) {

@@ -52,15 +52,19 @@ public interface DeliveryPipeline extends AutoCloseable {
             return new Item(raw.id(), raw.aggregateId(), null, reason, raw);
         }
 
-        /** The row from its columns as read (jsonb as text): its event, or why it is malformed. */
+        /**
+         * The row from its columns as read (jsonb as text; the payload a {@code String}, a {@code bytea}'s
+         * {@code byte[]} or null): its event, or why it is malformed.
+         */
         public static Item fromColumns(UUID id, String aggregateType, String aggregateId, String eventType,
-                                       String payload, String headers, Instant createdAt) {
+                                       Object payload, String headers, Instant createdAt) {
             try {
                 return of(OutboxEvents.fromRow(id, aggregateType, aggregateId, eventType, payload, headers,
                         createdAt));
             } catch (MalformedEventException e) {
-                return malformed(new DeadLetterTopic.DyingEvent(id, aggregateType, aggregateId, eventType, payload),
-                        e.getMessage());
+                return malformed(new DeadLetterTopic.DyingEvent(id, aggregateType, aggregateId, eventType,
+                        payload instanceof String s ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                                : (byte[]) payload), e.getMessage());
             }
         }
 
@@ -79,7 +83,7 @@ public interface DeliveryPipeline extends AutoCloseable {
         /** The dead-letter topic's copy of this row. */
         public DeadLetterTopic.DyingEvent dying() {
             return raw != null ? raw : new DeadLetterTopic.DyingEvent(id, event.aggregateType(),
-                    event.aggregateId(), event.eventType(), event.payload());
+                    event.aggregateId(), event.eventType(), event.payloadBytes());
         }
     }
 

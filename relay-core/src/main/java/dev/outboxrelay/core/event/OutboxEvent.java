@@ -12,12 +12,20 @@ import java.util.UUID;
  * @param aggregateType routing input ({@code ${aggregateType}} in the topic template), header {@code aggregate_type}
  * @param aggregateId   record key: events of one aggregate keep their order
  * @param eventType     header {@code type}
- * @param payload       JSON text published as the record value; {@code null} publishes a tombstone
+ * @param payload       the payload as text (jsonb, json or text column), or {@code null}
  * @param headers       extra headers written by the application (e.g. {@code traceparent}), in row order
  * @param createdAt     when the application wrote the row; used for end-to-end lag
+ * @param binaryPayload the payload of a {@code bytea} column, published unchanged, or {@code null}; never set
+ *                      together with {@code payload}
  */
 public record OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
-                          Map<String, String> headers, Instant createdAt) {
+                          Map<String, String> headers, Instant createdAt, byte[] binaryPayload) {
+
+    /** An event with a text payload (or none). */
+    public OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
+                       Map<String, String> headers, Instant createdAt) {
+        this(id, aggregateType, aggregateId, eventType, payload, headers, createdAt, null);
+    }
 
     public OutboxEvent {
         Objects.requireNonNull(id, "id");
@@ -26,11 +34,26 @@ public record OutboxEvent(UUID id, String aggregateType, String aggregateId, Str
         Objects.requireNonNull(eventType, "eventType");
         headers = headers == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
         Objects.requireNonNull(createdAt, "createdAt");
+        if (payload != null && binaryPayload != null) {
+            throw new IllegalArgumentException("a payload is text or binary, not both");
+        }
+    }
+
+    /** Whether the payload came from a {@code bytea} column. */
+    public boolean isBinary() {
+        return binaryPayload != null;
+    }
+
+    /** The payload as the record value carries it: the binary payload, the text as UTF-8, or {@code null}. */
+    public byte[] payloadBytes() {
+        return binaryPayload != null ? binaryPayload
+                : payload == null ? null : payload.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Characters of its text (payload, headers, type names): about its bytes in memory, Latin-1 text. */
     public long estimatedBytes() {
-        long n = aggregateType.length() + eventType.length() + (payload == null ? 0 : payload.length());
+        long n = aggregateType.length() + eventType.length() + (payload == null ? 0 : payload.length())
+                + (binaryPayload == null ? 0 : binaryPayload.length);
         for (Map.Entry<String, String> h : headers.entrySet()) {
             n += h.getKey().length() + (h.getValue() == null ? 0 : h.getValue().length()) + 32;
         }
@@ -41,7 +64,8 @@ public record OutboxEvent(UUID id, String aggregateType, String aggregateId, Str
     @Override
     public String toString() {
         return "OutboxEvent[id=" + id + ", aggregateType=" + aggregateType + ", aggregateId=" + aggregateId
-                + ", eventType=" + eventType + ", payloadBytes=" + (payload == null ? "null" : payload.length())
+                + ", eventType=" + eventType + ", payloadBytes=" + (binaryPayload != null ? binaryPayload.length
+                : payload == null ? "null" : payload.length())
                 + ", headers=" + headers.keySet() + "]";
     }
 }

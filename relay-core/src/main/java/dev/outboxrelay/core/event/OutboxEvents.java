@@ -3,6 +3,9 @@ package dev.outboxrelay.core.event;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -20,14 +23,35 @@ public final class OutboxEvents {
     /**
      * Validates and converts one row.
      *
+     * @param payload     the payload column as read: text ({@code String}), {@code bytea} ({@code byte[]}) or
+     *                    {@code null}
      * @param headersJson the {@code headers} column as JSON text, or {@code null}
      * @throws MalformedEventException when {@code headers} is not a flat JSON object of strings
      */
     public static OutboxEvent fromRow(UUID id, String aggregateType, String aggregateId, String eventType,
-                                      String payloadJson, String headersJson, Instant createdAt)
+                                      Object payload, String headersJson, Instant createdAt)
             throws MalformedEventException {
-        return new OutboxEvent(id, aggregateType, aggregateId, eventType, payloadJson,
-                parseHeaders(id, headersJson), createdAt);
+        return new OutboxEvent(id, aggregateType, aggregateId, eventType,
+                payload instanceof byte[] ? null : (String) payload, parseHeaders(id, headersJson), createdAt,
+                payload instanceof byte[] b ? b : null);
+    }
+
+    /**
+     * The payload column of a result row: {@code byte[]} for {@code bytea} (selected as it is, not as text, whose
+     * hex form would be published), the text of any other type (jsonb arrives as its text), or {@code null}.
+     */
+    public static Object payload(ResultSet rs, int column) throws SQLException {
+        return rs.getMetaData().getColumnType(column) == Types.BINARY ? rs.getBytes(column) : rs.getString(column);
+    }
+
+    /** The payload as a Debezium change event carries it: text, or a {@code bytea} column's bytes. */
+    public static Object payload(Object value) {
+        if (value instanceof java.nio.ByteBuffer buffer) {
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.duplicate().get(bytes);
+            return bytes;
+        }
+        return value;
     }
 
     /** Parses the {@code headers} column: a flat object whose values are strings (numbers and booleans are accepted as text). */

@@ -23,12 +23,17 @@ final class CloudEventsFormat implements MessageFormat {
     static final String DATA_CONTENT_TYPE = "application/json";
     private static final JsonFormat JSON = new JsonFormat();
 
+    /** A binary payload's datacontenttype when none is configured. */
+    static final String BINARY_CONTENT_TYPE = "application/octet-stream";
+
     private final URI source;
     private final boolean structured;
+    private final String binaryContentType;
 
-    CloudEventsFormat(URI source, boolean structured) {
+    CloudEventsFormat(URI source, boolean structured, String binaryContentType) {
         this.source = source;
         this.structured = structured;
+        this.binaryContentType = binaryContentType == null ? BINARY_CONTENT_TYPE : binaryContentType;
     }
 
     @Override
@@ -46,7 +51,9 @@ final class CloudEventsFormat implements MessageFormat {
                 .withType(event.eventType())
                 .withSubject(event.aggregateId())
                 .withTime(event.createdAt().atOffset(ZoneOffset.UTC));
-        if (event.payload() != null) {
+        if (event.isBinary()) {
+            builder.withDataContentType(binaryContentType).withData(event.binaryPayload());
+        } else if (event.payload() != null) {
             builder.withDataContentType(DATA_CONTENT_TYPE).withData(RelayFormat.utf8(event.payload()));
         }
         CloudEvent cloudEvent = builder.build();

@@ -81,13 +81,19 @@ final class DebeziumRouterFormat implements MessageFormat {
 
     private byte[] value(String topic, OutboxEvent event) {
         String payload = event.payload();
-        if (settings.tombstoneOnEmpty() && (payload == null || payload.trim().isEmpty())) {
+        if (settings.tombstoneOnEmpty() && !event.isBinary() && (payload == null || payload.trim().isEmpty())) {
             return null;
         }
         if (settings.value() == RouterSettings.Value.STRING) {
-            return payload == null ? null : RelayFormat.utf8(payload); // envelopes are refused with this converter
+            // Envelopes are refused with this converter. Binary payloads as they are (Connect's StringConverter
+            // would write the array's toString()).
+            return event.payloadBytes();
         }
-        SchemaAndValue body = settings.value() == RouterSettings.Value.JSON_EXPANDED
+        // A bytea payload is Connect BYTES, which JsonConverter writes as a base64 string; the router expands
+        // only strings.
+        SchemaAndValue body = event.isBinary()
+                ? new SchemaAndValue(Schema.OPTIONAL_BYTES_SCHEMA, event.binaryPayload())
+                : settings.value() == RouterSettings.Value.JSON_EXPANDED
                 ? JsonExpansion.expand(PAYLOAD_COLUMN, payload, Schema.OPTIONAL_STRING_SCHEMA)
                 : new SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, payload);
         if (!envelope) {

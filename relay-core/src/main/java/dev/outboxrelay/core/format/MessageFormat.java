@@ -36,18 +36,28 @@ public interface MessageFormat {
      * @throws IllegalArgumentException when the router settings name a column the format cannot place
      */
     static MessageFormat of(Kind kind, URI source, RouterSettings router, TableLayout layout) {
+        return of(kind, source, router, layout, null);
+    }
+
+    /**
+     * {@link #of(Kind, URI, RouterSettings, TableLayout)} with {@code binaryContentType}, the type of {@code bytea}
+     * payloads (a {@code content-type} header in the relay format, the CloudEvents {@code datacontenttype}), or
+     * {@code null} for none ({@code application/octet-stream} in CloudEvents).
+     */
+    static MessageFormat of(Kind kind, URI source, RouterSettings router, TableLayout layout,
+                            String binaryContentType) {
         return switch (kind) {
-            case RELAY -> relay();
-            case CLOUDEVENTS_BINARY -> cloudEventsBinary(source);
-            case CLOUDEVENTS_STRUCTURED -> cloudEventsStructured(source);
+            case RELAY -> binaryContentType == null ? relay() : new RelayFormat(binaryContentType);
+            case CLOUDEVENTS_BINARY -> new CloudEventsFormat(source, false, binaryContentType);
+            case CLOUDEVENTS_STRUCTURED -> new CloudEventsFormat(source, true, binaryContentType);
             case DEBEZIUM -> debeziumRouter(router, layout);
         };
     }
 
     /**
-     * The relay's own format: value = the payload JSON text as UTF-8, or {@code null} (a tombstone) when the payload
-     * is SQL {@code NULL}; headers {@code id}, {@code type} (event type), {@code aggregate_type}, then every entry of
-     * the row's {@code headers} object.
+     * The relay's own format: value = the payload JSON text as UTF-8 (a {@code bytea} payload's bytes unchanged),
+     * or {@code null} (a tombstone) when the payload is SQL {@code NULL}; headers {@code id}, {@code type} (event
+     * type), {@code aggregate_type}, then every entry of the row's {@code headers} object.
      */
     static MessageFormat relay() {
         return RelayFormat.INSTANCE;
@@ -60,7 +70,7 @@ public interface MessageFormat {
      * without data, never a tombstone); the row's headers (e.g. {@code traceparent}) stay headers.
      */
     static MessageFormat cloudEventsBinary(URI source) {
-        return new CloudEventsFormat(source, false);
+        return new CloudEventsFormat(source, false, null);
     }
 
     /**
@@ -68,7 +78,7 @@ public interface MessageFormat {
      * ({@code application/cloudevents+json}) with the payload as {@code data}; the row's headers stay headers.
      */
     static MessageFormat cloudEventsStructured(URI source) {
-        return new CloudEventsFormat(source, true);
+        return new CloudEventsFormat(source, true, null);
     }
 
     /**

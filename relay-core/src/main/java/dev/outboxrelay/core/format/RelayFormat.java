@@ -10,11 +10,16 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 /** {@link MessageFormat#relay()}. */
 final class RelayFormat implements MessageFormat {
 
-    static final RelayFormat INSTANCE = new RelayFormat();
+    static final RelayFormat INSTANCE = new RelayFormat(null);
     static final String HEADER_TYPE = "type";
     static final String HEADER_AGGREGATE_TYPE = "aggregate_type";
+    /** The header naming a binary payload's type, unless the row's headers name it. */
+    static final String HEADER_CONTENT_TYPE = "content-type";
 
-    private RelayFormat() {
+    private final String binaryContentType;
+
+    RelayFormat(String binaryContentType) {
+        this.binaryContentType = binaryContentType;
     }
 
     @Override
@@ -37,8 +42,10 @@ final class RelayFormat implements MessageFormat {
             }
             headers.add(name, utf8(h.getValue()));
         }
-        byte[] value = event.payload() == null ? null : utf8(event.payload());
-        return new ProducerRecord<>(topic, null, utf8(event.aggregateId()), value, headers);
+        if (event.isBinary() && binaryContentType != null && headers.lastHeader(HEADER_CONTENT_TYPE) == null) {
+            headers.add(HEADER_CONTENT_TYPE, utf8(binaryContentType));
+        }
+        return new ProducerRecord<>(topic, null, utf8(event.aggregateId()), event.payloadBytes(), headers);
     }
 
     static MalformedEventException reserved(OutboxEvent event, String name) {

@@ -324,7 +324,7 @@ class DeliveryPipelineTest {
         Item row = Item.fromColumns(UUID.randomUUID(), "Order", "k", "Happened", "{}", "[1, 2]", Instant.now());
         assertThat(row.event()).isNull();
         assertThat(row.malformedReason()).contains("headers");
-        assertThat(row.dying().payload()).isEqualTo("{}");
+        assertThat(row.dying().payload()).asString(java.nio.charset.StandardCharsets.UTF_8).isEqualTo("{}");
 
         Halves p = publisher(OnPoison.SKIP, "dead");
         p.settleAll(List.of(p.send(List.of(row), false)));
@@ -356,7 +356,7 @@ class DeliveryPipelineTest {
 
     private static Item malformed(String key, String reason) {
         return Item.malformed(new DeadLetterTopic.DyingEvent(UUID.randomUUID(), "Order", key, "Happened",
-                "{}"), reason);
+                "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)), reason);
     }
 
     private static String key(ProducerRecord<byte[], byte[]> r) {

@@ -92,6 +92,45 @@ class MessageFormatTest {
         assertThat(MessageFormat.of(MessageFormat.Kind.RELAY, SOURCE, null, null)).isSameAs(MessageFormat.relay());
     }
 
+    /** Bytes no UTF-8 decoder would keep: a zero, invalid sequences, a high byte. */
+    private static final byte[] BINARY = {0, (byte) 0xC3, (byte) 0x28, (byte) 0xFF, 42, (byte) 0x80};
+
+    @Test
+    void aBinaryPayloadIsPublishedUnchangedInEveryFormat() throws Exception {
+        OutboxEvent event = new OutboxEvent(UUID.randomUUID(), "Order", "order-7", "OrderPlaced", null,
+                Map.of(), CREATED, BINARY.clone());
+        ProducerRecord<byte[], byte[]> relay = MessageFormat.of(MessageFormat.Kind.RELAY, SOURCE, null, null,
+                "application/x-protobuf").record("orders", event);
+        assertThat(relay.value()).isEqualTo(BINARY);
+        assertThat(header(relay, "content-type")).isEqualTo("application/x-protobuf");
+        assertThat(header(MessageFormat.relay().record("orders", event), "content-type")).as("none configured")
+                .isNull();
+
+        CloudEvent binary = read(MessageFormat.of(MessageFormat.Kind.CLOUDEVENTS_BINARY, SOURCE, null, null,
+                "application/x-protobuf").record("orders", event));
+        assertThat(binary.getData().toBytes()).isEqualTo(BINARY);
+        assertThat(binary.getDataContentType()).isEqualTo("application/x-protobuf");
+        CloudEvent structured = read(MessageFormat.cloudEventsStructured(SOURCE).record("orders", event));
+        assertThat(structured.getData().toBytes()).isEqualTo(BINARY);
+        assertThat(structured.getDataContentType()).isEqualTo("application/octet-stream");
+
+        RouterSettings json = new RouterSettings(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.STRING,
+                java.util.List.of(), false);
+        assertThat(text(MessageFormat.debeziumRouter(json, dev.outboxrelay.schema.TableLayout.RELAY)
+                .record("orders", event).value())).as("JsonConverter writes Connect BYTES as base64")
+                .isEqualTo("\"" + java.util.Base64.getEncoder().encodeToString(BINARY) + "\"");
+    }
+
+    @Test
+    void theRowsContentTypeHeaderWinsOverTheConfiguredOne() throws Exception {
+        OutboxEvent event = new OutboxEvent(UUID.randomUUID(), "Order", "order-7", "OrderPlaced", null,
+                Map.of("content-type", "application/vnd.apache.avro"), CREATED, BINARY.clone());
+        ProducerRecord<byte[], byte[]> relay = MessageFormat.of(MessageFormat.Kind.RELAY, SOURCE, null, null,
+                "application/x-protobuf").record("orders", event);
+        assertThat(header(relay, "content-type")).isEqualTo("application/vnd.apache.avro");
+        assertThat(relay.headers().headers("content-type")).hasSize(1);
+    }
+
     private static void assertAttributes(CloudEvent ce, OutboxEvent event) {
         assertThat(ce.getSpecVersion().toString()).isEqualTo("1.0");
         assertThat(ce.getId()).isEqualTo(event.id().toString());
