@@ -3,6 +3,7 @@ package dev.outboxrelay.client;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,13 +17,19 @@ final class JdbcOutbox implements Outbox {
     private static final String TRACEPARENT = "traceparent";
 
     private final TableName table;
+    private final boolean headers;
     private final String insert;
 
-    JdbcOutbox(TableName table) {
+    JdbcOutbox(TableName table, Columns columns) {
         this.table = table;
-        // ON CONFLICT DO NOTHING: an id already there (the event's idempotency key) is not written again.
-        this.insert = "INSERT INTO " + table.quoted() + " (id, aggregate_type, aggregate_id, event_type, payload,"
-                + " headers) VALUES (?, ?, ?, ?, ?::jsonb, ?::jsonb) ON CONFLICT DO NOTHING";
+        this.headers = columns.hasHeaders();
+        // ON CONFLICT DO NOTHING: an id already there (the event's idempotency key) is not written again. The
+        // payload is an untyped parameter: PostgreSQL reads it as the column's type (jsonb checks it is JSON).
+        this.insert = "INSERT INTO " + table.quoted() + " (" + columns.quoted("id") + ", "
+                + columns.quoted("aggregate-type") + ", " + columns.quoted("aggregate-id") + ", "
+                + columns.quoted("event-type") + ", " + columns.quoted("payload")
+                + (headers ? ", " + columns.quoted("headers") + ") VALUES (?, ?, ?, ?, ?, ?::jsonb)"
+                        : ") VALUES (?, ?, ?, ?, ?)") + " ON CONFLICT DO NOTHING";
     }
 
     @Override
@@ -41,7 +48,15 @@ final class JdbcOutbox implements Outbox {
         if (events.isEmpty()) {
             return ids;
         }
-        String traceparent = OPENTELEMETRY ? OpenTelemetryTrace.currentTraceparent() : null;
+        String traceparent = OPENTELEMETRY && headers ? OpenTelemetryTrace.currentTraceparent() : null;
+        if (!headers) {
+            for (Event e : events) {
+                if (!e.headers().isEmpty()) {
+                    throw new IllegalArgumentException("table " + table + " has no headers column: event headers "
+                            + e.headers().keySet() + " cannot be written");
+                }
+            }
+        }
         try (PreparedStatement ps = connection.prepareStatement(insert)) {
             for (Event e : events) {
                 UUID id = e.id() != null ? e.id() : UuidV7.next();
@@ -50,8 +65,10 @@ final class JdbcOutbox implements Outbox {
                 ps.setString(2, e.aggregateType());
                 ps.setString(3, e.aggregateId());
                 ps.setString(4, e.eventType());
-                ps.setString(5, e.payload());
-                ps.setString(6, headersJson(e.headers(), traceparent));
+                ps.setObject(5, e.payload(), Types.OTHER);
+                if (headers) {
+                    ps.setString(6, headersJson(e.headers(), traceparent));
+                }
                 ps.addBatch();
             }
             ps.executeBatch();

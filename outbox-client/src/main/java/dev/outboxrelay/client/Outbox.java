@@ -32,7 +32,18 @@ public interface Outbox {
      * @throws IllegalArgumentException when {@code table} is not a valid name
      */
     static Outbox forTable(String table) {
-        return new JdbcOutbox(TableName.parse(table));
+        return forTable(table, Columns.relay());
+    }
+
+    /**
+     * The writer for {@code table} laid out as {@code columns} (e.g. {@link Columns#debezium()} for a Debezium
+     * outbox table the relay adopted). The payload goes into whatever type the payload column has (jsonb, json,
+     * text); without a headers column, events with headers are refused and no trace context is written.
+     *
+     * @throws IllegalArgumentException when {@code table} is not a valid name
+     */
+    static Outbox forTable(String table, Columns columns) {
+        return new JdbcOutbox(TableName.parse(table), columns);
     }
 
     /**

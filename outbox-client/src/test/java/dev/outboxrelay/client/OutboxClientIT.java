@@ -151,6 +151,59 @@ class OutboxClientIT {
         }
     }
 
+    @ParameterizedTest(name = "--mode {0}")
+    @ValueSource(strings = {"poll", "cdc"})
+    void onAnAdoptedDebeziumTableTheWritersEventsAreRelayedInOrder(String mode) throws Exception {
+        database.execute("CREATE TABLE public.outboxevent (id uuid PRIMARY KEY, aggregatetype varchar(255) NOT NULL,"
+                + " aggregateid varchar(255) NOT NULL, type varchar(255) NOT NULL, payload text)");
+        try (Connection c = database.connect()) {
+            dev.outboxrelay.schema.Migrator.forPlan(OutboxSchema.adoptionPlan(OutboxTable.parse("public.outboxevent")
+                    .withLayout(dev.outboxrelay.schema.TableLayout.DEBEZIUM), "outboxevent_pub")).migrate(c);
+        }
+        database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
+        Outbox debezium = Outbox.forTable("public.outboxevent", Columns.debezium());
+        try (Connection c = database.connect()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> debezium.append(c, Event.builder("Order", "o-1", "Happened")
+                    .header("tenant", "t-1").build()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("table public.outboxevent has no headers column: event headers [tenant] cannot be"
+                            + " written");
+            c.rollback();
+        }
+
+        TestKafka kafka = TestKafka.shared();
+        String topic = "client-dbz-" + mode + "." + database.name();
+        kafka.createTopic(topic, 3);
+        Map<String, String> flags = new java.util.HashMap<>(Map.of("topic-template", topic, "table-format",
+                "debezium"));
+        flags.putAll(mode.equals("cdc")
+                ? Map.of("slot-name", ("s_" + database.name()).toLowerCase(Locale.ROOT), "heartbeat-interval", "1s",
+                        "publication", "outboxevent_pub")
+                : Map.of("poll-interval", "200ms"));
+        List<String> ids = new ArrayList<>();
+        try (RelayHandle relay = FactoryRelays.start(mode, new RelayEnvironment(database, "public.outboxevent",
+                kafka), flags)) {
+            for (int tx = 0; tx < 5; tx++) {
+                try (Connection c = database.connect()) {
+                    c.setAutoCommit(false);
+                    List<Event> events = new ArrayList<>();
+                    for (int i = 0; i < 20; i++) {
+                        events.add(Event.builder("Order", "o-" + (i % 5), "Happened")
+                                .payload("{\"tx\": " + tx + ", \"i\": " + i + "}").build());
+                    }
+                    debezium.appendAll(c, events).forEach(id -> ids.add(id.toString()));
+                    c.commit();
+                }
+            }
+            List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(ids),
+                    Duration.ofSeconds(90));
+            DeliveryReport report = DeliveryReport.of(records, ids);
+            assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
+            assertThat(records.get(0).value()).as("a text payload column, relayed as written").startsWith("{\"tx\": ");
+        }
+    }
+
     private static long count(Connection c) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM outbox");
              ResultSet rs = ps.executeQuery()) {
