@@ -50,7 +50,10 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
 
     /** The table's names of the columns the stream reads, in the order of {@link #STREAMED}; headers if it has one. */
     static List<String> columns(TableLayout layout) {
-        return STREAMED.stream().map(layout::name).filter(java.util.Objects::nonNull).toList();
+        List<String> names = new ArrayList<>(STREAMED.stream().map(layout::name).filter(java.util.Objects::nonNull)
+                .toList());
+        names.addAll(layout.extras());
+        return names;
     }
 
     private final DeliveryPipeline pipeline;
@@ -63,6 +66,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     private final String eventType;
     private final String payload;
     private final String headers;
+    private final List<String> extras;
     /** Ids the rescan published in this run; the stream skips them once. */
     private final Set<UUID> rescanned;
     /** Records at or below this LSN may have been published already (before a restart, or by the rescan). */
@@ -84,6 +88,7 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
         this.eventType = layout.name(TableLayout.Column.EVENT_TYPE);
         this.payload = layout.name(TableLayout.Column.PAYLOAD);
         this.headers = layout.name(TableLayout.Column.HEADERS);
+        this.extras = layout.extras();
         this.rescanned = rescanned;
         this.startLsn = startLsn;
     }
@@ -196,7 +201,18 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
     private Item item(Struct row, Instant committedAt) {
         return Item.fromColumns(UUID.fromString(row.getString(id)), row.getString(aggregateType),
                 row.getString(aggregateId), row.getString(eventType), OutboxEvents.payload(row.get(payload)),
-                headers == null ? null : row.getString(headers), committedAt);
+                headers == null ? null : row.getString(headers), committedAt, extras(row));
+    }
+
+    private java.util.Map<String, Object> extras(Struct row) {
+        if (extras.isEmpty()) {
+            return null;
+        }
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (String c : extras) {
+            m.put(c, OutboxEvents.column(row.get(c)));
+        }
+        return m;
     }
 
     /**

@@ -169,7 +169,7 @@ final class ParkedKeyDrainer implements AutoCloseable {
             ps.setLong(4, pageBytes);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(Rescanner.item(rs));
+                    rows.add(Rescanner.item(rs, table));
                 }
             }
         }

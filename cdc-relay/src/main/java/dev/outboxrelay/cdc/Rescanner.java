@@ -75,7 +75,7 @@ final class Rescanner {
                     ps.setLong(3, pageBytes);
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            page.add(item(rs));
+                            page.add(item(rs, table));
                             after = rs.getLong(8);
                         }
                     }
@@ -113,9 +113,13 @@ final class Rescanner {
         return page.size();
     }
 
-    /** The row at {@code rs}, selected as {@link OutboxSql#EVENT_COLUMNS}: its event, or why it is malformed. */
-    static Item item(ResultSet rs) throws SQLException {
+    /**
+     * The row at {@code rs}, selected as {@link OutboxSql#EVENT_COLUMNS}, {@code seq} and the layout's extra
+     * columns: its event, or why it is malformed.
+     */
+    static Item item(ResultSet rs, OutboxTable table) throws SQLException {
         return Item.fromColumns(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                OutboxEvents.payload(rs, 5), rs.getString(6), rs.getTimestamp(7).toInstant());
+                OutboxEvents.payload(rs, 5), rs.getString(6), rs.getTimestamp(7).toInstant(),
+                OutboxEvents.columns(rs, 9, table.layout().extras()));
     }
 }

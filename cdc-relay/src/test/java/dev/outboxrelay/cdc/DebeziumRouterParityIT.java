@@ -8,6 +8,7 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.format.RouterSettings;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.schema.TableLayout;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -70,6 +71,8 @@ class DebeziumRouterParityIT {
             "42",
             "{}");
 
+    private static final TableLayout LAYOUT = TableLayout.RELAY.withExtras(List.of("tenant", "version"));
+
     private TestDatabase db;
     private TestKafka kafka;
     private String prefix;
@@ -79,6 +82,10 @@ class DebeziumRouterParityIT {
     void setUp() throws Exception {
         db = TestPostgres.shared().createDatabase("parity");
         CdcRelays.migrate(db, "public.outbox");
+        // Other columns, placed by the router as headers and envelope fields; the relay's publication sends them.
+        db.execute("ALTER TABLE public.outbox ADD COLUMN tenant text, ADD COLUMN version integer");
+        db.execute("ALTER PUBLICATION outbox_relay_pub SET TABLE public.outbox (id, aggregate_type, aggregate_id,"
+                + " event_type, payload, headers, tenant, version)");
         kafka = TestKafka.shared();
         prefix = "parity-" + UUID.randomUUID().toString().substring(0, 8);
         kafka.createTopic(prefix + ".Order", 1);
@@ -100,15 +107,19 @@ class DebeziumRouterParityIT {
     void theRelayWritesWhatDebeziumsRouterWrites(String mode) throws Exception {
         RouterSettings settings = mode.equals("poll")
                 ? new RouterSettings(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.STRING,
-                        RouterSettings.Field.parseList("event_type:header:eventType,aggregate_type:header"), false)
+                        RouterSettings.Field.parseList("event_type:header:eventType,aggregate_type:header,"
+                                + "tenant:header:tenantId,version:header"), false)
                 : new RouterSettings(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.JSON,
-                        RouterSettings.Field.parseList("event_type:envelope:type,id:header:eventId"), true);
+                        RouterSettings.Field.parseList("event_type:envelope:type,id:header:eventId,version:envelope,"
+                                + "tenant:envelope"), true);
         startDebezium(settings);
         EventRouter router = EventRouter.topicTemplate(prefix + ".${aggregateType}", null, Set.of(),
-                MessageFormat.debeziumRouter(settings, TableLayout.RELAY));
+                MessageFormat.debeziumRouter(settings, LAYOUT), LAYOUT);
         OutboxSource relay = mode.equals("poll")
-                ? CdcRelays.startPoll(db, "public.outbox", kafka.bootstrapServers(), router)
-                : CdcRelays.start(CdcRelays.settings(db, "public.outbox", Map.of()).build(), kafka.bootstrapServers(),
+                ? CdcRelays.startPoll(db, "public.outbox", kafka.bootstrapServers(), router,
+                        OutboxTable.parse("public.outbox").withLayout(LAYOUT))
+                : CdcRelays.start(CdcRelays.settings(db, "public.outbox", Map.of())
+                        .table(OutboxTable.parse("public.outbox").withLayout(LAYOUT)).build(), kafka.bootstrapServers(),
                         router, RelayListener.none());
         running.add(relay::close);
         await().atMost(Duration.ofMinutes(1)).until(relay::isHealthy);
@@ -116,7 +127,8 @@ class DebeziumRouterParityIT {
         Set<String> ids = new HashSet<>();
         String nullPayload = null;
         try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement("INSERT INTO outbox"
-                + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES (?, 'Order', ?, ?, ?::jsonb)")) {
+                + " (id, aggregate_type, aggregate_id, event_type, payload, tenant, version)"
+                + " VALUES (?, 'Order', ?, ?, ?::jsonb, ?, ?)")) {
             List<String> payloads = new ArrayList<>(PAYLOADS);
             payloads.add(null);
             int n = 0;
@@ -126,6 +138,8 @@ class DebeziumRouterParityIT {
                 ps.setString(2, "order-" + n++);
                 ps.setString(3, "OrderPlaced");
                 ps.setString(4, payload);
+                ps.setString(5, n % 3 == 0 ? null : "tenant-" + n);
+                ps.setInt(6, n);
                 ps.executeUpdate();
                 ids.add(id.toString());
                 if (payload == null) {

@@ -35,6 +35,18 @@ public final class OutboxSql {
         this.aggregateId = layout.ref("", TableLayout.Column.AGGREGATE_ID);
     }
 
+    /**
+     * The layout's extra columns (see {@link TableLayout#withExtras}) under {@code alias}, each after a comma; every
+     * statement that reads events selects them last.
+     */
+    private String extras(String alias) {
+        StringBuilder b = new StringBuilder();
+        for (String c : layout.extras()) {
+            b.append(", ").append(TableLayout.refColumn(alias, c));
+        }
+        return b.toString();
+    }
+
     /** {@code role} under {@code alias}, selected under the relay's name ({@code o."aggregateid" AS aggregate_id}). */
     private String as(String alias, TableLayout.Column role) {
         return layout.ref(alias, role) + " AS " + role.relayName();
@@ -104,7 +116,8 @@ public final class OutboxSql {
                         + " AND " + layout.ref("d", TableLayout.Column.AGGREGATE_ID) + " = "
                         + layout.ref("o", TableLayout.Column.AGGREGATE_ID) + " AND d.seq < o.seq)"
                 : "";
-        return "SELECT f.seq, " + eventColumns("f") + ", f.attempts FROM " + withinBytes(unsent("o")
+        return "SELECT f.seq, " + eventColumns("f") + ", f.attempts" + extras("f") + " FROM "
+                + withinBytes(unsent("o")
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
                 + " AND (" + layout.ref("o", TableLayout.Column.AGGREGATE_ID) + " = ANY(?::text[])) IS NOT TRUE"
                 + blocked);
@@ -120,7 +133,8 @@ public final class OutboxSql {
         return "(SELECT o.seq, " + as("o", TableLayout.Column.ID) + ", " + as("o", TableLayout.Column.AGGREGATE_TYPE)
                 + ", " + as("o", TableLayout.Column.AGGREGATE_ID) + ", " + as("o", TableLayout.Column.EVENT_TYPE) + ", "
                 + as("o", TableLayout.Column.PAYLOAD) + ", " + as("o", TableLayout.Column.HEADERS) + ", "
-                + as("o", TableLayout.Column.CREATED_AT) + ", o.attempts, sum(" + rowBytes("o") + ") OVER (ORDER BY o.seq ROWS BETWEEN UNBOUNDED"
+                + as("o", TableLayout.Column.CREATED_AT) + ", o.attempts" + extras("o") + ", sum(" + rowBytes("o")
+                + ") OVER (ORDER BY o.seq ROWS BETWEEN UNBOUNDED"
                 + " PRECEDING AND 1 PRECEDING) AS bytes_before FROM " + t + " o WHERE " + where
                 + " ORDER BY o.seq LIMIT ?) f WHERE coalesce(f.bytes_before, 0) < ? ORDER BY f.seq";
     }
@@ -148,19 +162,22 @@ public final class OutboxSql {
     }
 
     /**
-     * A page of the unsent rows after a seq, {@link #EVENT_COLUMNS} then {@code seq}, in {@code seq} order: the CDC
-     * rescan. Parameters: seq (exclusive), limit, byte budget (see {@link #withinBytes}).
+     * A page of the unsent rows after a seq, {@link #EVENT_COLUMNS} then {@code seq} (then the extras), in
+     * {@code seq} order: the CDC rescan. Parameters: seq (exclusive), limit, byte budget (see {@link #withinBytes}).
      */
     public String unsentPageAfter() {
-        return "SELECT " + eventColumns("f") + ", f.seq FROM " + withinBytes(unsent("o") + " AND o.seq > ?");
+        return "SELECT " + eventColumns("f") + ", f.seq" + extras("f") + " FROM "
+                + withinBytes(unsent("o") + " AND o.seq > ?");
     }
 
     /**
-     * A parked key's unsent rows before a seq, {@link #EVENT_COLUMNS} in {@code seq} order. Parameters: key, seq
+     * A parked key's unsent rows before a seq, {@link #EVENT_COLUMNS} then {@code seq} (then the extras), in
+     * {@code seq} order. Parameters: key, seq
      * bound (exclusive), limit, byte budget (see {@link #withinBytes}).
      */
     public String unsentOfKeyBefore() {
-        return "SELECT " + eventColumns("f") + " FROM " + withinBytes(layout.ref("o", TableLayout.Column.AGGREGATE_ID)
+        return "SELECT " + eventColumns("f") + ", f.seq" + extras("f") + " FROM "
+                + withinBytes(layout.ref("o", TableLayout.Column.AGGREGATE_ID)
                 + " = ? AND " + unsent("o")
                 + " AND o.seq < ?");
     }
@@ -224,7 +241,7 @@ public final class OutboxSql {
     /** Rows written since a time, in {@code seq} order, for {@code verify}. Parameter: {@code timestamp}. */
     public String auditSince() {
         return "SELECT " + described() + ", seq, " + as("", TableLayout.Column.CREATED_AT)
-                + ", sent_at, dead_lettered_at, last_error FROM " + t + " WHERE "
+                + ", sent_at, dead_lettered_at, last_error" + extras("") + " FROM " + t + " WHERE "
                 + layout.ref("", TableLayout.Column.CREATED_AT) + " >= ? ORDER BY seq";
     }
 

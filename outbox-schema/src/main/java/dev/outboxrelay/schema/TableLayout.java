@@ -68,12 +68,60 @@ public final class TableLayout {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
+    /** The bookkeeping columns: never an event's column. */
+    private static final java.util.Set<String> BOOKKEEPING = java.util.Set.of("seq", "sent_at", "attempts",
+            "last_error", "dead_lettered_at", "discarded_at", "discarded_by");
+
     private final String preset;
     private final Map<Column, String> names;
+    private final java.util.List<String> extras;
 
-    private TableLayout(String preset, Map<Column, String> names) {
+    private TableLayout(String preset, Map<Column, String> names, java.util.List<String> extras) {
         this.preset = preset;
         this.names = Collections.unmodifiableMap(new EnumMap<>(names));
+        this.extras = java.util.List.copyOf(extras);
+    }
+
+    private TableLayout(String preset, Map<Column, String> names) {
+        this(preset, names, java.util.List.of());
+    }
+
+    /**
+     * This layout also reading {@code columns}, the table's other columns that routing or the message format name
+     * (a topic placeholder, an additional field). Names of the layout's roles are left out: they are read anyway.
+     *
+     * @throws IllegalArgumentException naming a column that is not a plain identifier or is the relay's bookkeeping
+     */
+    public TableLayout withExtras(java.util.Collection<String> columns) {
+        java.util.LinkedHashSet<String> all = new java.util.LinkedHashSet<>(extras);
+        for (String c : columns) {
+            if (!IDENTIFIER.matcher(c).matches()) {
+                throw new IllegalArgumentException("'" + c + "' is not a plain column name (letters, digits,"
+                        + " underscores)");
+            }
+            if (BOOKKEEPING.contains(c)) {
+                throw new IllegalArgumentException("column '" + c + "' is the relay's bookkeeping, not the event's");
+            }
+            if (!names.containsValue(c)) {
+                all.add(c);
+            }
+        }
+        return new TableLayout(preset, names, new java.util.ArrayList<>(all));
+    }
+
+    /** The other columns read with each event, in order; see {@link #withExtras}. */
+    public java.util.List<String> extras() {
+        return extras;
+    }
+
+    /** The role whose column is {@code column}, or {@code null} for another column. */
+    public Column roleOf(String column) {
+        for (Map.Entry<Column, String> e : names.entrySet()) {
+            if (e.getValue().equals(column)) {
+                return e.getKey();
+            }
+        }
+        return null;
     }
 
     private static Map<Column, String> names(String... byOrdinal) {
@@ -123,7 +171,7 @@ public final class TableLayout {
         if (distinct != m.size()) {
             throw new IllegalArgumentException("'" + mapping + "' maps two roles to one column");
         }
-        return new TableLayout(preset, m);
+        return new TableLayout(preset, m, extras);
     }
 
     /** {@code relay} or {@code debezium}: the layout this one started from. */
@@ -136,9 +184,14 @@ public final class TableLayout {
         return names.get(role);
     }
 
-    /** Whether this is the relay's own layout, unmapped. */
+    /** Whether this is the relay's own layout, unmapped (extra columns aside). */
     public boolean isRelay() {
         return names.equals(RELAY.names);
+    }
+
+    /** {@code column} quoted, under {@code alias} (may be empty). */
+    static String refColumn(String alias, String column) {
+        return (alias.isEmpty() ? "" : alias + ".") + OutboxTable.quote(column);
     }
 
     /** {@code role} as a quoted column reference under {@code alias} (may be empty), or SQL NULL if absent. */
@@ -152,12 +205,12 @@ public final class TableLayout {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TableLayout other && names.equals(other.names);
+        return o instanceof TableLayout other && names.equals(other.names) && extras.equals(other.extras);
     }
 
     @Override
     public int hashCode() {
-        return names.hashCode();
+        return names.hashCode() * 31 + extras.hashCode();
     }
 
     /** {@code aggregate-id=aggregateid,...}: what a user would pass to reproduce it. */
@@ -170,6 +223,6 @@ public final class TableLayout {
             }
             b.append(c.optionName()).append('=').append(names.getOrDefault(c, ""));
         }
-        return b.toString();
+        return extras.isEmpty() ? b.toString() : b + " + " + extras;
     }
 }

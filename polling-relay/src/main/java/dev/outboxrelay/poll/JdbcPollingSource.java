@@ -294,7 +294,7 @@ final class JdbcPollingSource implements PollingSource {
         List<Item> items = new ArrayList<>(rows.size());
         for (OutboxRow r : rows) {
             items.add(Item.fromColumns(r.id(), r.aggregateType(), r.aggregateId(), r.eventType(), r.payload(),
-                    r.headers(), r.createdAt()));
+                    r.headers(), r.createdAt(), r.columns()));
         }
         return items;
     }

@@ -106,6 +106,7 @@ final class OutboxQueries {
                 names.add(table.layout().name(col));
             }
         }
+        names.addAll(table.layout().extras());
         names.addAll(BOOKKEEPING);
         return names;
     }
@@ -153,7 +154,8 @@ final class OutboxQueries {
             while (rs.next()) {
                 rows.add(new OutboxRow(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
                         rs.getString(5), OutboxEvents.payload(rs, 6), rs.getString(7),
-                        rs.getObject(8, OffsetDateTime.class).toInstant(), rs.getInt(9)));
+                        rs.getObject(8, OffsetDateTime.class).toInstant(), rs.getInt(9),
+                        OutboxEvents.columns(rs, 10, table.layout().extras())));
             }
         }
         return rows;

@@ -5,7 +5,7 @@ import java.util.UUID;
 
 /** One unsent row as fetched: the contract columns (the payload text, or a bytea payload's bytes) plus the bookkeeping the source needs. */
 record OutboxRow(long seq, UUID id, String aggregateType, String aggregateId, String eventType, Object payload,
-                 String headers, Instant createdAt, int attempts) {
+                 String headers, Instant createdAt, int attempts, java.util.Map<String, Object> columns) {
 
     /** Never prints the payload or headers. */
     @Override

@@ -64,7 +64,9 @@ final class VerifyCommand implements Cli.Command {
         });
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(KafkaOptions.KAFKA_BOOTSTRAP));
         DeliveryAudit audit = DeliveryAudit.of(ConnectionFactory.fromConfig(config),
-                DatabaseOptions.table(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE)),
+                DatabaseOptions.table(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE), null,
+                        java.util.Set.of(), dev.outboxrelay.core.format.MessageFormat.relay(),
+                        DatabaseOptions.layout(config)),
                 consumer);
         AuditReport report;
         try {

@@ -2,6 +2,7 @@ package dev.outboxrelay.verify;
 
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
+import dev.outboxrelay.core.event.OutboxEvents;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
@@ -79,7 +80,7 @@ final class OutboxRows {
             ps.setTimestamp(1, Timestamp.from(since));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    String topic = route(router, rs, topicByType);
+                    String topic = route(router, rs, topicByType, table.layout().extras());
                     if (topic == null) {
                         result.unroutable++;
                     }
@@ -94,22 +95,32 @@ final class OutboxRows {
         return result;
     }
 
-    private static String route(EventRouter router, ResultSet rs, Map<String, String> cache) throws SQLException {
+    private static String route(EventRouter router, ResultSet rs, Map<String, String> cache, List<String> extras)
+            throws SQLException {
         String aggregateType = rs.getString("aggregate_type");
         String eventType = rs.getString("event_type");
-        // The template may use ${eventType}; cache per (aggregate type, event type).
-        String cacheKey = aggregateType + '\u0000' + eventType;
-        if (cache.containsKey(cacheKey)) {
-            return cache.get(cacheKey);
+        Map<String, Object> columns = new HashMap<>();
+        StringBuilder cacheKey = new StringBuilder(aggregateType).append('\u0000').append(eventType);
+        for (String c : extras) {
+            Object v = OutboxEvents.column(rs.getObject(c));
+            columns.put(c, v);
+            cacheKey.append('\u0000').append(v);
         }
-        String topic;
+        // The template may use ${eventType} and other columns; cache per their values (unroutable ones too).
+        String key = cacheKey.toString();
+        if (!cache.containsKey(key)) {
+            cache.put(key, topic(router, rs, aggregateType, eventType, columns));
+        }
+        return cache.get(key);
+    }
+
+    private static String topic(EventRouter router, ResultSet rs, String aggregateType, String eventType,
+                                Map<String, Object> columns) {
         try {
-            topic = router.route(new OutboxEvent(UUID.fromString(rs.getString("id")), aggregateType,
-                    rs.getString("aggregate_id"), eventType, null, Map.of(), Instant.EPOCH)).topic();
-        } catch (MalformedEventException e) {
-            topic = null;
+            return router.route(new OutboxEvent(UUID.fromString(rs.getString("id")), aggregateType,
+                    rs.getString("aggregate_id"), eventType, null, Map.of(), Instant.EPOCH, null, columns)).topic();
+        } catch (MalformedEventException | SQLException e) {
+            return null;
         }
-        cache.put(cacheKey, topic);
-        return topic;
     }
 }

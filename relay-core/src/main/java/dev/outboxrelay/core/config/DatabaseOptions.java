@@ -112,12 +112,37 @@ public final class DatabaseOptions {
         return config.get(TABLE).withLayout(layout(config));
     }
 
-    /** The layout {@code --table-format} and {@code --column} give (the relay's where they are not set or bad). */
+    /**
+     * The layout {@code --table-format} and {@code --column} give (the relay's where they are not set or bad), also
+     * reading the other columns that {@code --topic-template} ({@code ${column.<name>}}) and, with the Debezium
+     * format, {@code --debezium-fields} name.
+     */
     public static TableLayout layout(RelayConfig config) {
+        TableLayout layout;
         try {
-            return config.find(TABLE_FORMAT).orElse(TableFormat.RELAY).layout.with(config.find(COLUMNS).orElse(""));
+            layout = config.find(TABLE_FORMAT).orElse(TableFormat.RELAY).layout.with(config.find(COLUMNS).orElse(""));
         } catch (IllegalArgumentException e) {
             return TableLayout.RELAY; // reported as the option's own problem
+        }
+        java.util.List<String> named = new java.util.ArrayList<>();
+        try {
+            config.find(KafkaOptions.TOPIC_TEMPLATE).ifPresent(t -> named.addAll(
+                    dev.outboxrelay.core.route.EventRouter.columnsOf(t)));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // not in this command's options, or its own problem
+        }
+        try {
+            if (config.find(KafkaOptions.MESSAGE_FORMAT).orElse(null)
+                    == dev.outboxrelay.core.format.MessageFormat.Kind.DEBEZIUM) {
+                config.find(FormatOptions.DEBEZIUM_FIELDS).ifPresent(fields -> fields.forEach(f -> named.add(f.column())));
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // not in this command's options, or its own problem
+        }
+        try {
+            return layout.withExtras(named);
+        } catch (IllegalArgumentException e) {
+            return layout; // reported by the router's check
         }
     }
 

@@ -28,8 +28,9 @@ public final class FormatOptions {
     public static final Option<List<RouterSettings.Field>> DEBEZIUM_FIELDS = Option.builder("debezium-fields",
                     OptionType.custom("column:placement[:alias],...", RouterSettings.Field::parseList))
             .defaultValue("")
-            .doc("With --message-format debezium, the router's table.fields.additional.placement: columns placed as"
-                    + " a header or an envelope field (the value becomes {\"payload\": ..., alias: ...}), in order.")
+            .doc("With --message-format debezium, the router's table.fields.additional.placement: columns of the"
+                    + " table (any; those beyond the event's are read with it) placed as a header or an envelope"
+                    + " field (the value becomes {\"payload\": ..., alias: ...}), in order.")
             .example("event_type:header:eventType,aggregate_type:envelope:type")
             .build();
 
@@ -61,8 +62,28 @@ public final class FormatOptions {
                 config.get(DEBEZIUM_TOMBSTONE_ON_EMPTY));
     }
 
+    /** The other columns that the topic template and the additional fields name can be read with each event. */
+    private static boolean extraColumns(RelayConfig config, List<String> problems) {
+        List<String> named = new java.util.ArrayList<>();
+        config.find(KafkaOptions.TOPIC_TEMPLATE).ifPresent(t -> named.addAll(
+                dev.outboxrelay.core.route.EventRouter.columnsOf(t)));
+        if (config.find(KafkaOptions.MESSAGE_FORMAT).orElse(null) == MessageFormat.Kind.DEBEZIUM) {
+            config.find(DEBEZIUM_FIELDS).ifPresent(fields -> fields.forEach(f -> named.add(f.column())));
+        }
+        try {
+            dev.outboxrelay.schema.TableLayout.RELAY.withExtras(named);
+            return true;
+        } catch (IllegalArgumentException e) {
+            problems.add("--topic-template/--debezium-fields: " + e.getMessage());
+            return false;
+        }
+    }
+
     /** The Debezium settings are consistent, and set only with the format that uses them. */
     static void check(RelayConfig config, List<String> problems) {
+        if (!extraColumns(config, problems)) {
+            return;
+        }
         MessageFormat.Kind kind = config.find(KafkaOptions.MESSAGE_FORMAT).orElse(null);
         if (kind == null) {
             return; // its own problem is reported

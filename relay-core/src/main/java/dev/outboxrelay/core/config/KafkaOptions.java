@@ -6,6 +6,7 @@ import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.publish.WeakDeliveryException;
 import dev.outboxrelay.core.route.EventRouter;
+import dev.outboxrelay.schema.TableLayout;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -31,7 +32,9 @@ public final class KafkaOptions {
     public static final Option<String> TOPIC_TEMPLATE = Option.builder("topic-template",
                     OptionType.custom("template", KafkaOptions::topicTemplate))
             .defaultValue("outbox.event.${aggregateType}")
-            .doc("Topic name for each event; placeholders ${aggregateType} and ${eventType}.")
+            .doc("Topic name for each event; placeholders ${aggregateType} (also ${routedByValue}, Debezium's name),"
+                    + " ${eventType} and ${column.<name>} (any other column of the table, read with the event; an"
+                    + " event where it is NULL is dead-lettered).")
             .example("${aggregateType}.events")
             .build();
 
@@ -229,11 +232,12 @@ public final class KafkaOptions {
      * format.
      */
     public static EventRouter router(RelayConfig config) {
+        TableLayout layout = DatabaseOptions.layout(config);
         return EventRouter.topicTemplate(config.get(TOPIC_TEMPLATE), config.find(TOPIC_ALLOW).orElse(null),
                 config.find(DEAD_LETTER_TOPIC).map(Set::of).orElse(Set.of()),
                 MessageFormat.of(config.get(MESSAGE_FORMAT), config.get(CLOUDEVENTS_SOURCE),
-                        FormatOptions.routerSettings(config), DatabaseOptions.layout(config),
-                        config.find(FormatOptions.PAYLOAD_CONTENT_TYPE).orElse(null)));
+                        FormatOptions.routerSettings(config), layout,
+                        config.find(FormatOptions.PAYLOAD_CONTENT_TYPE).orElse(null)), layout);
     }
 
     /** The producer settings, already validated by the spec. */

@@ -58,9 +58,16 @@ public interface DeliveryPipeline extends AutoCloseable {
          */
         public static Item fromColumns(UUID id, String aggregateType, String aggregateId, String eventType,
                                        Object payload, String headers, Instant createdAt) {
+            return fromColumns(id, aggregateType, aggregateId, eventType, payload, headers, createdAt, null);
+        }
+
+        /** {@link #fromColumns} with the table's other columns the relay reads, by name. */
+        public static Item fromColumns(UUID id, String aggregateType, String aggregateId, String eventType,
+                                       Object payload, String headers, Instant createdAt,
+                                       java.util.Map<String, Object> columns) {
             try {
                 return of(OutboxEvents.fromRow(id, aggregateType, aggregateId, eventType, payload, headers,
-                        createdAt));
+                        createdAt, columns));
             } catch (MalformedEventException e) {
                 return malformed(new DeadLetterTopic.DyingEvent(id, aggregateType, aggregateId, eventType,
                         payload instanceof String s ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8)

@@ -17,14 +17,23 @@ import java.util.UUID;
  * @param createdAt     when the application wrote the row; used for end-to-end lag
  * @param binaryPayload the payload of a {@code bytea} column, published unchanged, or {@code null}; never set
  *                      together with {@code payload}
+ * @param columns       the table's other columns that routing or the format name, by column name (values may be
+ *                      null: Integer, Long, Short, Boolean, Double, Float, String; other types as their text)
  */
 public record OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
-                          Map<String, String> headers, Instant createdAt, byte[] binaryPayload) {
+                          Map<String, String> headers, Instant createdAt, byte[] binaryPayload,
+                          Map<String, Object> columns) {
 
     /** An event with a text payload (or none). */
     public OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
                        Map<String, String> headers, Instant createdAt) {
-        this(id, aggregateType, aggregateId, eventType, payload, headers, createdAt, null);
+        this(id, aggregateType, aggregateId, eventType, payload, headers, createdAt, null, null);
+    }
+
+    /** An event without other columns. */
+    public OutboxEvent(UUID id, String aggregateType, String aggregateId, String eventType, String payload,
+                       Map<String, String> headers, Instant createdAt, byte[] binaryPayload) {
+        this(id, aggregateType, aggregateId, eventType, payload, headers, createdAt, binaryPayload, null);
     }
 
     public OutboxEvent {
@@ -34,6 +43,9 @@ public record OutboxEvent(UUID id, String aggregateType, String aggregateId, Str
         Objects.requireNonNull(eventType, "eventType");
         headers = headers == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
         Objects.requireNonNull(createdAt, "createdAt");
+        // LinkedHashMap, not Map.copyOf: a column's value may be null.
+        columns = columns == null || columns.isEmpty() ? Map.of()
+                : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(columns));
         if (payload != null && binaryPayload != null) {
             throw new IllegalArgumentException("a payload is text or binary, not both");
         }
@@ -54,6 +66,9 @@ public record OutboxEvent(UUID id, String aggregateType, String aggregateId, Str
     public long estimatedBytes() {
         long n = aggregateType.length() + eventType.length() + (payload == null ? 0 : payload.length())
                 + (binaryPayload == null ? 0 : binaryPayload.length);
+        for (Object v : columns.values()) {
+            n += v instanceof String s ? s.length() + 16 : 16;
+        }
         for (Map.Entry<String, String> h : headers.entrySet()) {
             n += h.getKey().length() + (h.getValue() == null ? 0 : h.getValue().length()) + 32;
         }

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.Iterator;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -31,9 +32,45 @@ public final class OutboxEvents {
     public static OutboxEvent fromRow(UUID id, String aggregateType, String aggregateId, String eventType,
                                       Object payload, String headersJson, Instant createdAt)
             throws MalformedEventException {
+        return fromRow(id, aggregateType, aggregateId, eventType, payload, headersJson, createdAt, null);
+    }
+
+    /** {@link #fromRow} with the table's other columns the relay reads, by name (see {@link #column}). */
+    public static OutboxEvent fromRow(UUID id, String aggregateType, String aggregateId, String eventType,
+                                      Object payload, String headersJson, Instant createdAt,
+                                      Map<String, Object> columns) throws MalformedEventException {
         return new OutboxEvent(id, aggregateType, aggregateId, eventType,
                 payload instanceof byte[] ? null : (String) payload, parseHeaders(id, headersJson), createdAt,
-                payload instanceof byte[] b ? b : null);
+                payload instanceof byte[] b ? b : null, columns);
+    }
+
+    /**
+     * Other columns of a result row, {@code names.size()} of them from {@code first} on, by name (see
+     * {@link #column}); an empty map for none.
+     */
+    public static Map<String, Object> columns(ResultSet rs, int first, List<String> names) throws SQLException {
+        if (names.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            m.put(names.get(i), column(rs.getObject(first + i)));
+        }
+        return m;
+    }
+
+    /**
+     * A column's value as events carry it, the same from JDBC and from Debezium's change events for the types
+     * both give alike: integers, booleans, floating point and text as they are; anything else as its text (a uuid,
+     * a numeric; timestamps differ in form between the two).
+     */
+    public static Object column(Object value) {
+        if (value == null || value instanceof Integer || value instanceof Long || value instanceof Short
+                || value instanceof Boolean || value instanceof Double || value instanceof Float
+                || value instanceof String) {
+            return value;
+        }
+        return value.toString();
     }
 
     /**

@@ -30,7 +30,7 @@ final class DebeziumRouterFormat implements MessageFormat {
     private static final String PAYLOAD_COLUMN = "payload";
 
     private final RouterSettings settings;
-    /** Each field's column, in the order of {@code settings.fields()}. */
+    /** Each field's role, in the order of {@code settings.fields()}; null for another column of the table. */
     private final List<TableLayout.Column> columns;
     private final JsonConverter valueConverter = converter(false);
     private final JsonConverter keyConverter = converter(true);
@@ -43,13 +43,13 @@ final class DebeziumRouterFormat implements MessageFormat {
         List<TableLayout.Column> cols = new ArrayList<>();
         for (RouterSettings.Field f : settings.fields()) {
             TableLayout.Column c = placeable.get(f.column());
-            if (c == null) {
+            if (c == null && !layout.extras().contains(f.column())) {
                 throw new IllegalArgumentException("column '" + f.column() + "' cannot be an additional field: use "
-                        + String.join(", ", placeable.keySet()));
+                        + String.join(", ", placeable.keySet()) + " or another column the relay reads");
             }
             cols.add(c);
         }
-        this.columns = List.copyOf(cols);
+        this.columns = java.util.Collections.unmodifiableList(cols); // nulls: List.copyOf refuses them
     }
 
     @Override
@@ -59,8 +59,9 @@ final class DebeziumRouterFormat implements MessageFormat {
         for (int i = 0; i < columns.size(); i++) {
             RouterSettings.Field f = settings.fields().get(i);
             if (f.placement() == Placement.HEADER) {
-                String v = value(event, columns.get(i));
-                headers.add(f.alias(), v == null ? null : RelayFormat.utf8(v));
+                // Connect's SimpleHeaderConverter writes a value's text.
+                Object v = value(event, f, columns.get(i));
+                headers.add(f.alias(), v == null ? null : RelayFormat.utf8(String.valueOf(v)));
             }
         }
         for (Map.Entry<String, String> h : event.headers().entrySet()) {
@@ -101,16 +102,20 @@ final class DebeziumRouterFormat implements MessageFormat {
         }
         SchemaBuilder schema = SchemaBuilder.struct().field(ENVELOPE_PAYLOAD, body.schema());
         List<RouterSettings.Field> fields = settings.fields();
-        for (RouterSettings.Field f : fields) {
-            if (f.placement() == Placement.ENVELOPE) {
-                schema.field(f.alias(), Schema.OPTIONAL_STRING_SCHEMA);
-            }
-        }
-        Struct value = new Struct(schema.build()).put(ENVELOPE_PAYLOAD, body.value());
+        List<Object> values = new ArrayList<>();
         for (int i = 0; i < columns.size(); i++) {
             RouterSettings.Field f = fields.get(i);
             if (f.placement() == Placement.ENVELOPE) {
-                value.put(f.alias(), value(event, columns.get(i)));
+                Object v = value(event, f, columns.get(i));
+                values.add(v);
+                schema.field(f.alias(), schemaOf(v));
+            }
+        }
+        Struct value = new Struct(schema.build()).put(ENVELOPE_PAYLOAD, body.value());
+        int next = 0;
+        for (RouterSettings.Field f : fields) {
+            if (f.placement() == Placement.ENVELOPE) {
+                value.put(f.alias(), values.get(next++));
             }
         }
         return valueConverter.fromConnectData(topic, value.schema(), value);
@@ -138,6 +143,28 @@ final class DebeziumRouterFormat implements MessageFormat {
             m.put(layout.name(c), c);
         }
         return m;
+    }
+
+    /** The Connect type Debezium gives the column, from the value the relay read (JsonConverter writes the same). */
+    private static Schema schemaOf(Object v) {
+        if (v instanceof Integer) {
+            return Schema.OPTIONAL_INT32_SCHEMA;
+        } else if (v instanceof Long) {
+            return Schema.OPTIONAL_INT64_SCHEMA;
+        } else if (v instanceof Short) {
+            return Schema.OPTIONAL_INT16_SCHEMA;
+        } else if (v instanceof Boolean) {
+            return Schema.OPTIONAL_BOOLEAN_SCHEMA;
+        } else if (v instanceof Double) {
+            return Schema.OPTIONAL_FLOAT64_SCHEMA;
+        } else if (v instanceof Float) {
+            return Schema.OPTIONAL_FLOAT32_SCHEMA;
+        }
+        return Schema.OPTIONAL_STRING_SCHEMA;
+    }
+
+    private static Object value(OutboxEvent event, RouterSettings.Field f, TableLayout.Column role) {
+        return role == null ? event.columns().get(f.column()) : value(event, role);
     }
 
     private static String value(OutboxEvent event, TableLayout.Column column) {

@@ -3,6 +3,7 @@ package dev.outboxrelay.core.route;
 import dev.outboxrelay.core.event.MalformedEventException;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.format.MessageFormat;
+import dev.outboxrelay.schema.TableLayout;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -22,8 +23,9 @@ public interface EventRouter {
     String HEADER_AGGREGATE_TYPE = "aggregate_type";
 
     /**
-     * A router that names topics from a template with the placeholders {@code ${aggregateType}} and
-     * {@code ${eventType}}, e.g. {@code outbox.event.${aggregateType}}.
+     * A router that names topics from a template with the placeholders {@code ${aggregateType}} (also
+     * {@code ${routedByValue}}, as Debezium's router calls it), {@code ${eventType}} and {@code ${column.<name>}}
+     * (another column, read with the event), e.g. {@code outbox.event.${aggregateType}}.
      *
      * @throws IllegalArgumentException when the template has an unknown or unclosed placeholder, or its fixed
      *                                  text holds characters Kafka does not allow in topic names
@@ -44,6 +46,25 @@ public interface EventRouter {
     /** Like {@link #topicTemplate(String, Pattern, Set)}, writing records in {@code format}. */
     static EventRouter topicTemplate(String template, Pattern allowed, Set<String> forbidden, MessageFormat format) {
         return new TemplateEventRouter(TopicTemplate.parse(template), allowed, Set.copyOf(forbidden), format);
+    }
+
+    /**
+     * Like {@link #topicTemplate(String, Pattern, Set, MessageFormat)} on a table laid out as {@code layout}, whose
+     * columns {@code ${column.<name>}} placeholders may name (the layout must read the others: {@link #columnsOf}).
+     */
+    static EventRouter topicTemplate(String template, Pattern allowed, Set<String> forbidden, MessageFormat format,
+                                     TableLayout layout) {
+        return new TemplateEventRouter(TopicTemplate.parse(template).bind(layout), allowed, Set.copyOf(forbidden),
+                format);
+    }
+
+    /**
+     * The columns a template's {@code ${column.<name>}} placeholders name, in order.
+     *
+     * @throws IllegalArgumentException for a template that does not parse
+     */
+    static java.util.List<String> columnsOf(String template) {
+        return TopicTemplate.parse(template).columns();
     }
 
     /**

@@ -11,6 +11,13 @@ final class TopicTemplate {
 
     private enum Part { AGGREGATE_TYPE, EVENT_TYPE }
 
+    /** A {@code ${column.<name>}} placeholder: another column of the table, read with the event. */
+    private record ColumnPart(String name) {
+    }
+
+    private static final java.util.regex.Pattern COLUMN = java.util.regex.Pattern.compile(
+            "column\\.([A-Za-z_][A-Za-z0-9_]{0,62})");
+
     private final String source;
     private final List<Object> parts;
 
@@ -43,15 +50,47 @@ final class TopicTemplate {
                 throw new IllegalArgumentException("topic template '" + template + "' has an unclosed placeholder");
             }
             String name = template.substring(start + 2, end);
+            java.util.regex.Matcher column = COLUMN.matcher(name);
             switch (name) {
-                case "aggregateType" -> parts.add(Part.AGGREGATE_TYPE);
+                // ${routedByValue}: Debezium's name for it, so a route.topic.replacement can be copied as it is.
+                case "aggregateType", "routedByValue" -> parts.add(Part.AGGREGATE_TYPE);
                 case "eventType" -> parts.add(Part.EVENT_TYPE);
-                default -> throw new IllegalArgumentException("topic template '" + template + "' has unknown placeholder ${"
-                        + name + "}: use ${aggregateType} or ${eventType}");
+                default -> {
+                    if (!column.matches()) {
+                        throw new IllegalArgumentException("topic template '" + template + "' has unknown placeholder"
+                                + " ${" + name + "}: use ${aggregateType}, ${eventType} or ${column.<name>}");
+                    }
+                    parts.add(new ColumnPart(column.group(1)));
+                }
             }
             i = end + 1;
         }
         return new TopicTemplate(template, List.copyOf(parts));
+    }
+
+    /** The columns its {@code ${column.<name>}} placeholders name, in order. */
+    java.util.List<String> columns() {
+        return parts.stream().filter(p -> p instanceof ColumnPart).map(p -> ((ColumnPart) p).name()).distinct()
+                .toList();
+    }
+
+    /**
+     * This template on a table laid out as {@code layout}: a column placeholder naming the column of the aggregate
+     * type, event type or another role reads that part of the event.
+     */
+    TopicTemplate bind(dev.outboxrelay.schema.TableLayout layout) {
+        List<Object> bound = new ArrayList<>();
+        for (Object part : parts) {
+            dev.outboxrelay.schema.TableLayout.Column role = part instanceof ColumnPart c ? layout.roleOf(c.name()) : null;
+            bound.add(role == dev.outboxrelay.schema.TableLayout.Column.AGGREGATE_TYPE ? Part.AGGREGATE_TYPE
+                    : role == dev.outboxrelay.schema.TableLayout.Column.EVENT_TYPE ? Part.EVENT_TYPE
+                    : role != null ? new RolePart(role) : part);
+        }
+        return new TopicTemplate(source, List.copyOf(bound));
+    }
+
+    /** A placeholder naming the column of a role other than the two types (e.g. the aggregate id). */
+    private record RolePart(dev.outboxrelay.schema.TableLayout.Column role) {
     }
 
     /** The topic for {@code event}, or {@code null} if the result is not a legal Kafka topic name. */
@@ -62,6 +101,18 @@ final class TopicTemplate {
                 topic.append(event.aggregateType());
             } else if (part == Part.EVENT_TYPE) {
                 topic.append(event.eventType());
+            } else if (part instanceof ColumnPart c) {
+                Object value = event.columns().get(c.name());
+                if (value == null) {
+                    return null;
+                }
+                topic.append(value);
+            } else if (part instanceof RolePart r) {
+                topic.append(switch (r.role()) {
+                    case ID -> event.id().toString();
+                    case AGGREGATE_ID -> event.aggregateId();
+                    default -> "";
+                });
             } else {
                 topic.append((String) part);
             }

@@ -67,17 +67,16 @@ class FormatOptionsTest {
     }
 
     @Test
-    void unknownColumnsAndPlacementsAreNamed() {
+    void otherColumnsAreReadWithTheEventButNeverTheBookkeeping() {
+        RelayConfig c = SPEC.resolve(required().flag("message-format", "debezium")
+                .flag("debezium-fields", "tenant:header,event_type:envelope:type")
+                .flag("topic-template", "orders.${column.region}.${eventType}").build());
+        assertThat(DatabaseOptions.table(c).layout().extras()).containsExactly("region", "tenant");
         assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
-                .flag("debezium-fields", "tenant:header").build()))
+                .flag("debezium-fields", "seq:header").build()))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "--debezium-fields: column 'tenant' cannot be an additional field: use id, aggregate_type,"
-                                + " aggregate_id, event_type"));
-        assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
-                .flag("debezium-fields", "event_type:header").flag("table-format", "debezium").build()))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "--debezium-fields: column 'event_type' cannot be an additional field: use id, aggregatetype,"
-                                + " aggregateid, type"));
+                        "--topic-template/--debezium-fields: column 'seq' is the relay's bookkeeping, not the"
+                                + " event's"));
         assertThatThrownBy(() -> SPEC.resolve(required().flag("message-format", "debezium")
                 .flag("debezium-fields", "aggregate_id:partition").build()))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).singleElement()

@@ -75,7 +75,9 @@ class DebeziumRouterParityTest {
         EXPANDED_ENVELOPE(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.STRING,
                 "event_type:envelope:type,aggregate_id:header:key,id:envelope", false),
         EXPANDED_TOMBSTONES(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.JSON,
-                "event_type:envelope:type", true);
+                "event_type:envelope:type", true),
+        OTHER_COLUMNS(RouterSettings.Value.JSON_EXPANDED, RouterSettings.Key.STRING,
+                "tenant:header:tenantId,version:envelope,tenant:envelope,version:header,shard:envelope", false);
 
         final RouterSettings settings;
         final String placement;
@@ -89,14 +91,19 @@ class DebeziumRouterParityTest {
     @ParameterizedTest
     @EnumSource(Setup.class)
     void writesWhatTheRouterAndConvertersWrite(Setup setup) throws Exception {
-        MessageFormat relay = MessageFormat.debeziumRouter(setup.settings, TableLayout.RELAY);
+        MessageFormat relay = MessageFormat.debeziumRouter(setup.settings,
+                TableLayout.RELAY.withExtras(List.of("tenant", "version", "shard")));
         try (Connect connect = new Connect(setup)) {
             List<String> payloads = new ArrayList<>(PAYLOADS);
             payloads.add(null);
             int n = 0;
             for (String payload : payloads) {
+                Map<String, Object> columns = new HashMap<>();
+                columns.put("tenant", n % 3 == 0 ? null : "t-" + n);
+                columns.put("version", n);
+                columns.put("shard", (long) n * 3_000_000_000L);
                 OutboxEvent event = new OutboxEvent(UUID.randomUUID(), "Order", "order-" + n++, "OrderPlaced",
-                        payload, Map.of(), Instant.parse("2026-12-05T10:15:30.123456Z"));
+                        payload, Map.of(), Instant.parse("2026-12-05T10:15:30.123456Z"), null, columns);
                 ProducerRecord<byte[], byte[]> ours = relay.record("outbox.event.Order", event);
                 String what = setup + " payload " + payload;
                 Written theirs;
@@ -144,6 +151,9 @@ class DebeziumRouterParityTest {
                 .field("event_type", Schema.STRING_SCHEMA)
                 .field("payload", SchemaBuilder.string().name("io.debezium.data.Json").version(1).optional().build())
                 .field("headers", SchemaBuilder.string().name("io.debezium.data.Json").version(1).optional().build())
+                .field("tenant", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("version", Schema.INT32_SCHEMA)
+                .field("shard", Schema.OPTIONAL_INT64_SCHEMA)
                 .build();
         private static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
                 .field("connector", Schema.STRING_SCHEMA).field("ts_ms", Schema.INT64_SCHEMA).build();
@@ -178,7 +188,8 @@ class DebeziumRouterParityTest {
         Written write(OutboxEvent event) {
             Struct row = new Struct(ROW).put("id", event.id().toString()).put("aggregate_type", event.aggregateType())
                     .put("aggregate_id", event.aggregateId()).put("event_type", event.eventType())
-                    .put("payload", event.payload());
+                    .put("payload", event.payload()).put("tenant", event.columns().get("tenant"))
+                    .put("version", event.columns().get("version")).put("shard", event.columns().get("shard"));
             Struct source = new Struct(SOURCE).put("connector", "postgresql").put("ts_ms", 1L);
             Struct change = ENVELOPE.create(row, source, Instant.now());
             SourceRecord in = new SourceRecord(Map.of(), Map.of(), "relay.public.outbox", null, null, null,

@@ -100,7 +100,7 @@ class EventRouterTest {
     void badTemplatesAreRefusedUpFront() {
         assertThatThrownBy(() -> EventRouter.topicTemplate("x.${aggregate}"))
                 .hasMessage("topic template 'x.${aggregate}' has unknown placeholder ${aggregate}:"
-                        + " use ${aggregateType} or ${eventType}");
+                        + " use ${aggregateType}, ${eventType} or ${column.<name>}");
         assertThatThrownBy(() -> EventRouter.topicTemplate("x.${aggregateType"))
                 .hasMessage("topic template 'x.${aggregateType' has an unclosed placeholder");
         assertThatThrownBy(() -> EventRouter.topicTemplate("bad topic/${eventType}"))
@@ -116,5 +116,26 @@ class EventRouterTest {
                 .route(event("Order", "{}", Map.of("note", "grüße")));
         Header h = r.headers().lastHeader("note");
         assertThat(new String(h.value(), StandardCharsets.UTF_8)).isEqualTo("grüße");
+    }
+
+    @Test
+    void placeholdersReadOtherColumnsAndDebeziumsRoutedByValue() throws Exception {
+        dev.outboxrelay.schema.TableLayout layout = dev.outboxrelay.schema.TableLayout.DEBEZIUM
+                .withExtras(java.util.List.of("region"));
+        EventRouter router = EventRouter.topicTemplate("${column.region}.${routedByValue}.${column.type}", null,
+                java.util.Set.of(), dev.outboxrelay.core.format.MessageFormat.relay(), layout);
+        assertThat(EventRouter.columnsOf("${column.region}.${routedByValue}.${column.type}"))
+                .containsExactly("region", "type");
+        java.util.Map<String, Object> columns = new java.util.HashMap<>();
+        columns.put("region", "eu");
+        OutboxEvent event = new OutboxEvent(java.util.UUID.randomUUID(), "Order", "o-1", "Placed", "{}",
+                java.util.Map.of(), java.time.Instant.now(), null, columns);
+        assertThat(router.route(event).topic()).as("type is the Debezium table's event type column")
+                .isEqualTo("eu.Order.Placed");
+        columns.put("region", null);
+        OutboxEvent without = new OutboxEvent(event.id(), "Order", "o-1", "Placed", "{}", java.util.Map.of(),
+                java.time.Instant.now(), null, columns);
+        assertThatThrownBy(() -> router.route(without)).isInstanceOf(
+                dev.outboxrelay.core.event.MalformedEventException.class).hasMessageContaining("illegal Kafka topic");
     }
 }
