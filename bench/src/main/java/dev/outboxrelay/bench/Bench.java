@@ -40,7 +40,8 @@ final class Bench {
      * @param only            slugs to run (all when empty)
      * @param command         the command line, for the result file
      */
-    record Options(BenchConfig config, Path relayJar, List<String> relayJvmOptions, Set<String> only, String command) {
+    record Options(BenchConfig config, Path relayJar, List<String> relayJvmOptions, List<String> relayArgs,
+                   Set<String> only, String command) {
     }
 
     /** The bench's PostgreSQL: the test kit's server with {@link #PG_SETTINGS}. */
@@ -121,7 +122,8 @@ final class Bench {
                                 bootstrap, topic);
                     };
                     default -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
-                            options.relayJvmOptions(), db, bootstrap, topic, logs.resolve(slug + ".log"));
+                            options.relayJvmOptions(), options.relayArgs(), db, bootstrap, topic,
+                            logs.resolve(slug + ".log"));
                 };
                 boolean relay = !List.of("naive", "batched", "debezium").contains(slug);
                 Duration cap = slug.equals("naive") ? config.naiveCap() : null;

@@ -58,8 +58,13 @@ public final class BenchMain implements Callable<Integer> {
             description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
     private String relayJvmOpts;
 
+    @Option(names = "--relay-args", paramLabel = "ARGS",
+            description = "Extra flags for the relay subprocess, space-separated, e.g. \"--kafka.linger.ms=0\": A/B runs"
+                    + " of one setting.")
+    private String relayArgs = "";
+
     @Option(names = "--steady-rate", paramLabel = "ROWS_PER_S",
-            description = "Offer this many rows/s in the steady state instead of 50 % of the measured I: A/B runs"
+            description = "Offer this many rows/s in the steady state instead of 50 %% of the measured I: A/B runs"
                     + " of two jars then see the same load (near a mode's ceiling, latency follows small load"
                     + " differences).")
     private double steadyRate;
@@ -112,7 +117,8 @@ public final class BenchMain implements Callable<Integer> {
             config = config.withSteadyRate(steadyRate);
         }
         Bench.Options options = new Bench.Options(config,
-                jar.toAbsolutePath().normalize(), jvm, selected, command);
+                jar.toAbsolutePath().normalize(), jvm,
+                relayArgs.isBlank() ? List.of() : Arrays.asList(relayArgs.trim().split("\\s+")), selected, command);
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);
         System.out.println(markdown);

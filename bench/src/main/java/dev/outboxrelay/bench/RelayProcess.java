@@ -40,6 +40,7 @@ final class RelayProcess implements Contender {
     private final Mode mode;
     private final Path jar;
     private final List<String> jvmOptions;
+    private final List<String> relayArgs;
     private final TestDatabase database;
     private final String bootstrap;
     private final String topic;
@@ -47,11 +48,12 @@ final class RelayProcess implements Contender {
     private Process process;
     private long peakRss = -1;
 
-    RelayProcess(Mode mode, Path jar, List<String> jvmOptions, TestDatabase database, String bootstrap, String topic,
+    RelayProcess(Mode mode, Path jar, List<String> jvmOptions, List<String> relayArgs, TestDatabase database, String bootstrap, String topic,
                  Path log) {
         this.mode = mode;
         this.jar = jar;
         this.jvmOptions = List.copyOf(jvmOptions);
+        this.relayArgs = List.copyOf(relayArgs);
         this.database = database;
         this.bootstrap = bootstrap;
         this.topic = topic;
@@ -71,6 +73,7 @@ final class RelayProcess implements Contender {
         command.addAll(List.of("-jar", jar.toString(), "run", "--mode", mode.mode,
                 "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
                 "--kafka-bootstrap", bootstrap, "--topic-template", topic, "--on-publish", mode.onPublish, "--http-port", "0"));
+        command.addAll(relayArgs);
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("RELAY_DB_PASSWORD", database.relayPassword());
         pb.redirectErrorStream(true);

@@ -102,7 +102,9 @@ final class Report {
         out.add("");
         out.add("One writer commits " + ScenarioRunner.LATENCY_TX_ROWS + "-row transactions at each load for "
                 + r.options().config().latencyPhase().toSeconds() + " s (idle: one transaction a second), the relay"
-                + " caught up before each; commit returned → consumer received, one clock.");
+                + " caught up before each; the last point is 1,000/s again after "
+                + r.options().config().quietSpell().toSeconds() + " s without writes. Commit returned → consumer"
+                + " received, one clock.");
         out.add("");
         out.add("| mode | load | events | p50 ms | p99 ms | max ms |");
         out.add("|---|---|---:|---:|---:|---:|");

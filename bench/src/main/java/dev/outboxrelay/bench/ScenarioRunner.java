@@ -138,21 +138,31 @@ final class ScenarioRunner {
         List<Outcome.LatencyPoint> points = new ArrayList<>();
         for (double rate : LATENCY_RATES) {
             String label = rate == LATENCY_RATES[0] ? "idle" : Math.round(rate) + "/s";
-            require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the " + label
-                    + " latency phase");
-            long first = load.committed();
-            load.writeFor(config.latencyPhase(), rate, 1, LATENCY_TX_ROWS);
-            long end = load.committed();
-            require(rx.awaitDistinct(end, WAIT), name + " did not deliver the " + label + " latency phase");
-            long[] latencies = latencies(rx, load, first, end);
-            int n = latencies.length;
-            Outcome.LatencyPoint p = new Outcome.LatencyPoint(label, rate, n, pct(latencies, n, 0.50),
-                    pct(latencies, n, 0.99), n == 0 ? 0 : latencies[n - 1] / 1e6);
-            LOG.info("[{}] latency {}: p50 {} ms, p99 {} ms, max {} ms ({} events)", name, label,
-                    Math.round(p.p50Ms()), Math.round(p.p99Ms()), Math.round(p.maxMs()), n);
-            points.add(p);
+            points.add(latencyPoint(rx, load, name, rate, label));
         }
+        // The same load again after nothing was written for a while: does the relay wake as fast as it runs?
+        require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the quiet spell");
+        Thread.sleep(config.quietSpell().toMillis());
+        points.add(latencyPoint(rx, load, name, LATENCY_RATES[1],
+                Math.round(LATENCY_RATES[1]) + "/s-after-" + config.quietSpell().toSeconds() + "s-quiet"));
         return points;
+    }
+
+    private Outcome.LatencyPoint latencyPoint(Receiver rx, OutboxLoad load, String name, double rate, String label)
+            throws InterruptedException {
+        require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the " + label
+                + " latency phase");
+        long first = load.committed();
+        load.writeFor(config.latencyPhase(), rate, 1, LATENCY_TX_ROWS);
+        long end = load.committed();
+        require(rx.awaitDistinct(end, WAIT), name + " did not deliver the " + label + " latency phase");
+        long[] latencies = latencies(rx, load, first, end);
+        int n = latencies.length;
+        Outcome.LatencyPoint p = new Outcome.LatencyPoint(label, rate, n, pct(latencies, n, 0.50),
+                pct(latencies, n, 0.99), n == 0 ? 0 : latencies[n - 1] / 1e6);
+        LOG.info("[{}] latency {}: p50 {} ms, p99 {} ms, max {} ms ({} events)", name, label,
+                Math.round(p.p50Ms()), Math.round(p.p99Ms()), Math.round(p.maxMs()), n);
+        return p;
     }
 
     /** Sorted end-to-end latencies (ns) of the events with bench sequence numbers in [first, end) received. */

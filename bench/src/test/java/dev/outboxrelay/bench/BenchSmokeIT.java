@@ -25,7 +25,7 @@ class BenchSmokeIT {
         assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
 
         Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
-                "-XX:+UseSerialGC"),
+                "-XX:+UseSerialGC"), List.of(),
                 Set.of(), "smoke test"));
 
         assertThat(result.outcomes()).containsOnlyKeys(Bench.SLUGS);
@@ -58,10 +58,11 @@ class BenchSmokeIT {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
         }
         for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete")) {
-            assertThat(result.outcomes().get(relay).curve()).as("%s: idle, 1,000/s, 5,000/s", relay)
-                    .extracting(Outcome.LatencyPoint::label).containsExactly("idle", "1000/s", "5000/s");
+            assertThat(result.outcomes().get(relay).curve()).as("%s: idle, 1,000/s, 5,000/s, 1,000/s after quiet", relay)
+                    .extracting(Outcome.LatencyPoint::label)
+                    .containsExactly("idle", "1000/s", "5000/s", "1000/s-after-1s-quiet");
             assertThat(result.outcomes().get(relay).curve()).allMatch(p -> p.events() > 0 && p.p99Ms() > 0);
-            for (String load : List.of("idle", "1000/s", "5000/s")) {
+            for (String load : List.of("idle", "1000/s", "5000/s", "1000/s-after-1s-quiet")) {
                 assertThat(markdown).containsPattern("(?m)^latency " + relay + " " + load
                         + " p50=\\d+ p99=\\d+ max=\\d+$");
             }
