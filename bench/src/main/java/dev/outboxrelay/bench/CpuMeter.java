@@ -130,7 +130,7 @@ final class CpuMeter {
     }
 
     /** Total CPU time of a process, or 0 when it is gone or not readable. */
-    private static long cpuNanos(long pid) {
+    static long cpuNanos(long pid) {
         return ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()).map(Duration::toNanos).orElse(0L);
     }
 

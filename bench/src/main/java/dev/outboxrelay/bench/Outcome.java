@@ -14,10 +14,12 @@ import java.util.OptionalLong;
  * @param peakRss    peak RSS of the contender's process; empty when it ran inside the bench JVM
  * @param verdict    what the consumer saw
  * @param loadAvg    1-minute load average when the scenario ended
+ * @param quietCpu   the relay JVM's CPU (% of one core) during the quiet spell before the curve's last point;
+ *                   NaN for baselines
  */
 record Outcome(String name, Drain drain, Steady steady, Saturation saturation, Saturation stress,
                java.util.List<LatencyPoint> curve, OptionalLong peakRss,
-               Verdict verdict, double loadAvg) {
+               Verdict verdict, double loadAvg, double quietCpu) {
 
     /** {@code events} drained in {@code seconds}; {@code capped} when the time cap ended it first. */
     record Drain(long events, double seconds, boolean capped) {

@@ -118,6 +118,15 @@ final class Report {
             }
         }
         out.add("");
+        for (Map.Entry<String, Outcome> e : relays) {
+            if (!Double.isNaN(e.getValue().quietCpu())) {
+                out.add("- " + e.getValue().name() + ": relay JVM CPU while quiet "
+                        + String.format(java.util.Locale.ROOT, "%.2f", e.getValue().quietCpu()) + " % of a core");
+                lines.add("quiet-cpu " + e.getKey() + " "
+                        + String.format(java.util.Locale.ROOT, "%.2f", e.getValue().quietCpu()));
+            }
+        }
+        out.add("");
         out.add("```");
         out.addAll(lines);
         out.add("```");

@@ -79,6 +79,7 @@ final class ScenarioRunner {
         Outcome.Saturation saturation = null;
         Outcome.Saturation stress = null;
         List<Outcome.LatencyPoint> curve = List.of();
+        double quietCpu = Double.NaN;
         OptionalLong rss;
         String name;
         try (Receiver rx = new Receiver(kafka.bootstrapServers(), topic, config.partitions())) {
@@ -98,7 +99,8 @@ final class ScenarioRunner {
                 LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 if (relayPhases) {
-                    curve = latencyCurve(rx, load, name);
+                    curve = latencyCurve(rx, load, name, contender.pid());
+                    quietCpu = lastQuietCpu;
                     double rate = config.steadyRate() > 0 ? config.steadyRate() : insertRate / 2;
                     steady = steady(rx, load, rate, name, db, contender.pid());
                     saturation = saturation(rx, load, name, config.saturation(), config.writers());
@@ -109,7 +111,7 @@ final class ScenarioRunner {
             Outcome.Verdict verdict = verdict(db, rx, load, cap != null);
             LOG.info("[{}] verdict {}", name, verdict);
             return new Outcome(name, drain, steady, saturation, stress, curve, rss, verdict,
-                    MachineNotes.loadAverage1());
+                    MachineNotes.loadAverage1(), quietCpu);
         } finally {
             db.drop();
         }
@@ -133,7 +135,10 @@ final class ScenarioRunner {
      * transaction a second) to 5,000 events/s, each for {@link BenchConfig#latencyPhase()}, the relay caught up
      * before each point.
      */
-    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name)
+    /** The relay JVM's CPU (% of one core) during the last quiet spell, NaN when unknown. */
+    private double lastQuietCpu = Double.NaN;
+
+    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, OptionalLong pid)
             throws InterruptedException {
         List<Outcome.LatencyPoint> points = new ArrayList<>();
         for (double rate : LATENCY_RATES) {
@@ -142,7 +147,13 @@ final class ScenarioRunner {
         }
         // The same load again after nothing was written for a while: does the relay wake as fast as it runs?
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the quiet spell");
+        long cpuBefore = pid.isPresent() ? CpuMeter.cpuNanos(pid.getAsLong()) : 0;
+        long quietStart = System.nanoTime();
         Thread.sleep(config.quietSpell().toMillis());
+        if (pid.isPresent()) {
+            lastQuietCpu = 100.0 * (CpuMeter.cpuNanos(pid.getAsLong()) - cpuBefore) / (System.nanoTime() - quietStart);
+            LOG.info("[{}] relay JVM CPU while quiet: {} % of a core", name, String.format("%.2f", lastQuietCpu));
+        }
         points.add(latencyPoint(rx, load, name, LATENCY_RATES[1],
                 Math.round(LATENCY_RATES[1]) + "/s-after-" + config.quietSpell().toSeconds() + "s-quiet"));
         return points;
