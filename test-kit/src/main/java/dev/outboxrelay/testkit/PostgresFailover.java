@@ -112,9 +112,17 @@ public final class PostgresFailover implements AutoCloseable {
      */
     public void awaitSlotSynced(String slot, Duration timeout)
             throws SQLException, TimeoutException, InterruptedException {
-        String confirmed = query(primary, "SELECT confirmed_flush_lsn FROM pg_replication_slots"
-                + " WHERE slot_name = '" + slot + "'");
         long deadline = System.nanoTime() + timeout.toNanos();
+        // The relay may report ready a moment before its slot has confirmed a position on the primary.
+        String confirmed;
+        while ((confirmed = query(primary, "SELECT max(confirmed_flush_lsn::text) FROM pg_replication_slots"
+                + " WHERE slot_name = '" + slot + "'")) == null) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("the primary has no slot " + slot + " with a confirmed position within "
+                        + timeout);
+            }
+            Thread.sleep(50);
+        }
         while (!"1".equals(query(standby, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot
                 + "' AND synced AND NOT temporary AND confirmed_flush_lsn >= '" + confirmed + "'::pg_lsn"))) {
             if (System.nanoTime() > deadline) {
