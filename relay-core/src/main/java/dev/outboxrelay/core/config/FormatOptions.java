@@ -72,11 +72,23 @@ public final class FormatOptions {
         }
         try {
             dev.outboxrelay.schema.TableLayout.RELAY.withExtras(named);
-            return true;
         } catch (IllegalArgumentException e) {
             problems.add("--topic-template/--debezium-fields: " + e.getMessage());
             return false;
         }
+        dev.outboxrelay.schema.TableLayout layout = DatabaseOptions.layout(config);
+        for (String column : config.find(KafkaOptions.TOPIC_TEMPLATE).map(
+                dev.outboxrelay.core.route.EventRouter::columnsOf).orElse(List.of())) {
+            dev.outboxrelay.schema.TableLayout.Column role = layout.roleOf(column);
+            if (role == dev.outboxrelay.schema.TableLayout.Column.PAYLOAD
+                    || role == dev.outboxrelay.schema.TableLayout.Column.HEADERS
+                    || role == dev.outboxrelay.schema.TableLayout.Column.CREATED_AT) {
+                problems.add("--topic-template: ${column." + column + "} is the event's " + role.optionName()
+                        + " column, which cannot be part of a topic name");
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The Debezium settings are consistent, and set only with the format that uses them. */

@@ -111,7 +111,8 @@ final class TopicTemplate {
                 topic.append(switch (r.role()) {
                     case ID -> event.id().toString();
                     case AGGREGATE_ID -> event.aggregateId();
-                    default -> "";
+                    // Refused by the configuration check (--topic-template); never part of a name.
+                    default -> throw new IllegalStateException("topic placeholder for the " + r.role() + " column");
                 });
             } else {
                 topic.append((String) part);

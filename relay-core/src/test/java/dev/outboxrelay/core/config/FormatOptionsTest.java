@@ -67,6 +67,15 @@ class FormatOptionsTest {
     }
 
     @Test
+    void aTopicCannotNameThePayloadColumn() {
+        assertThatThrownBy(() -> SPEC.resolve(required().flag("table-format", "debezium")
+                .flag("topic-template", "t.${column.payload}").build()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "--topic-template: ${column.payload} is the event's payload column, which cannot be part of"
+                                + " a topic name"));
+    }
+
+    @Test
     void otherColumnsAreReadWithTheEventButNeverTheBookkeeping() {
         RelayConfig c = SPEC.resolve(required().flag("message-format", "debezium")
                 .flag("debezium-fields", "tenant:header,event_type:envelope:type")
