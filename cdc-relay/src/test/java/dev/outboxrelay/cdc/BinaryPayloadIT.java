@@ -7,8 +7,6 @@ import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.route.EventRouter;
-import dev.outboxrelay.schema.Migrator;
-import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.schema.TableLayout;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -54,10 +52,7 @@ class BinaryPayloadIT {
         db = TestPostgres.shared().createDatabase("binary");
         db.execute("CREATE TABLE public.binevents (id uuid PRIMARY KEY, aggregatetype text NOT NULL,"
                 + " aggregateid text NOT NULL, type text NOT NULL, payload bytea)");
-        try (Connection c = db.connect()) {
-            Migrator.forPlan(OutboxSchema.adoptionPlan(TABLE, PUBLICATION)).migrate(c);
-        }
-        db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
+        CdcRelays.adopt(db, TABLE, PUBLICATION);
         kafka = TestKafka.shared();
         String prefix = "binary-" + UUID.randomUUID().toString().substring(0, 8);
         topic = prefix + ".Sensor";

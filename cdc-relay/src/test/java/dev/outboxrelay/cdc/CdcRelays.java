@@ -36,6 +36,14 @@ final class CdcRelays {
         database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
     }
 
+    /** Adopts an existing table of the test database (migrate --adopt) and grants it to the relay's role. */
+    static void adopt(TestDatabase database, OutboxTable table, String publication) throws Exception {
+        try (Connection c = database.connect()) {
+            dev.outboxrelay.schema.Migrator.forPlan(OutboxSchema.adoptionPlan(table, publication)).migrate(c);
+        }
+        database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
+    }
+
     /**
      * Settings for the test database; options use the CLI names (see RelayContract). The slot is named after the
      * database: slots are cluster-wide and other tests share the server.

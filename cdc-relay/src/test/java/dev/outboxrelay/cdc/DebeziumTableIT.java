@@ -8,8 +8,6 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.format.MessageFormat;
 import dev.outboxrelay.core.format.RouterSettings;
 import dev.outboxrelay.core.route.EventRouter;
-import dev.outboxrelay.schema.Migrator;
-import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.schema.TableLayout;
 import dev.outboxrelay.testkit.DeliveryReport;
@@ -62,10 +60,7 @@ class DebeziumTableIT {
             db.execute("INSERT INTO public.outboxevent VALUES ('" + id + "', 'Order', 'old-" + i
                     + "', 'OrderPlaced', '{\"old\": true}')");
         }
-        try (Connection c = db.connect()) {
-            Migrator.forPlan(OutboxSchema.adoptionPlan(TABLE, PUBLICATION)).migrate(c);
-        }
-        db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
+        CdcRelays.adopt(db, TABLE, PUBLICATION);
         kafka = TestKafka.shared();
         prefix = "dbztable-" + UUID.randomUUID().toString().substring(0, 8);
         kafka.createTopic(prefix + ".Order", 3);

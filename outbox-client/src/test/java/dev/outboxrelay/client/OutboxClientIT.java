@@ -122,33 +122,7 @@ class OutboxClientIT {
     @ParameterizedTest(name = "--mode {0}")
     @ValueSource(strings = {"poll", "cdc"})
     void theWritersEventsAreRelayedInOrder(String mode) throws Exception {
-        TestKafka kafka = TestKafka.shared();
-        String topic = "client-" + mode + "." + database.name();
-        kafka.createTopic(topic, 3);
-        Map<String, String> flags = mode.equals("cdc")
-                ? Map.of("topic-template", topic, "slot-name", ("s_" + database.name()).toLowerCase(Locale.ROOT),
-                        "heartbeat-interval", "1s")
-                : Map.of("topic-template", topic, "poll-interval", "200ms");
-        List<String> ids = new ArrayList<>();
-        try (RelayHandle relay = FactoryRelays.start(mode, new RelayEnvironment(database, "public.outbox", kafka),
-                flags)) {
-            for (int tx = 0; tx < 10; tx++) {
-                try (Connection c = database.connect()) {
-                    c.setAutoCommit(false);
-                    List<Event> events = new ArrayList<>();
-                    for (int i = 0; i < 20; i++) {
-                        events.add(Event.builder("Order", "o-" + (i % 5), "Happened")
-                                .payload("{\"tx\": " + tx + ", \"i\": " + i + "}").build());
-                    }
-                    outbox.appendAll(c, events).forEach(id -> ids.add(id.toString()));
-                    c.commit();
-                }
-            }
-            List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(ids),
-                    Duration.ofSeconds(90));
-            DeliveryReport report = DeliveryReport.of(records, ids);
-            assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
-        }
+        relayedInOrder(mode, outbox, "public.outbox", Map.of(), 10);
     }
 
     @ParameterizedTest(name = "--mode {0}")
@@ -171,20 +145,29 @@ class OutboxClientIT {
                             + " written");
             c.rollback();
         }
+        List<ReadRecord> records = relayedInOrder(mode, debezium, "public.outboxevent",
+                mode.equals("cdc") ? Map.of("table-format", "debezium", "publication", "outboxevent_pub")
+                        : Map.of("table-format", "debezium"), 5);
+        assertThat(records.get(0).value()).as("a text payload column, relayed as written").startsWith("{\"tx\": ");
+    }
 
+    /**
+     * Starts the relay of {@code mode} on {@code table} (with {@code extraFlags}), writes {@code transactions} of
+     * 20 events over 5 keys with {@code writer}, and checks they reach the topic in per-key order; returns them.
+     */
+    private List<ReadRecord> relayedInOrder(String mode, Outbox writer, String table, Map<String, String> extraFlags,
+                                            int transactions) throws Exception {
         TestKafka kafka = TestKafka.shared();
-        String topic = "client-dbz-" + mode + "." + database.name();
+        String topic = "client-" + mode + "-" + table.replace('.', '-') + "." + database.name();
         kafka.createTopic(topic, 3);
-        Map<String, String> flags = new java.util.HashMap<>(Map.of("topic-template", topic, "table-format",
-                "debezium"));
+        Map<String, String> flags = new java.util.HashMap<>(extraFlags);
+        flags.put("topic-template", topic);
         flags.putAll(mode.equals("cdc")
-                ? Map.of("slot-name", ("s_" + database.name()).toLowerCase(Locale.ROOT), "heartbeat-interval", "1s",
-                        "publication", "outboxevent_pub")
+                ? Map.of("slot-name", ("s_" + database.name()).toLowerCase(Locale.ROOT), "heartbeat-interval", "1s")
                 : Map.of("poll-interval", "200ms"));
         List<String> ids = new ArrayList<>();
-        try (RelayHandle relay = FactoryRelays.start(mode, new RelayEnvironment(database, "public.outboxevent",
-                kafka), flags)) {
-            for (int tx = 0; tx < 5; tx++) {
+        try (RelayHandle relay = FactoryRelays.start(mode, new RelayEnvironment(database, table, kafka), flags)) {
+            for (int tx = 0; tx < transactions; tx++) {
                 try (Connection c = database.connect()) {
                     c.setAutoCommit(false);
                     List<Event> events = new ArrayList<>();
@@ -192,7 +175,7 @@ class OutboxClientIT {
                         events.add(Event.builder("Order", "o-" + (i % 5), "Happened")
                                 .payload("{\"tx\": " + tx + ", \"i\": " + i + "}").build());
                     }
-                    debezium.appendAll(c, events).forEach(id -> ids.add(id.toString()));
+                    writer.appendAll(c, events).forEach(id -> ids.add(id.toString()));
                     c.commit();
                 }
             }
@@ -200,7 +183,7 @@ class OutboxClientIT {
                     Duration.ofSeconds(90));
             DeliveryReport report = DeliveryReport.of(records, ids);
             assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
-            assertThat(records.get(0).value()).as("a text payload column, relayed as written").startsWith("{\"tx\": ");
+            return records;
         }
     }
 
