@@ -44,16 +44,9 @@ final class ChangeHandler implements DebeziumEngine.ChangeConsumer<RecordChangeE
      * {@code created_at}: Debezium's conversion to an ISO string and our second parse of it cost more than the rest
      * of our per-event work; the commit time in the source block serves the lag metric instead.
      */
-    private static final List<TableLayout.Column> STREAMED = List.of(TableLayout.Column.ID,
-            TableLayout.Column.AGGREGATE_TYPE, TableLayout.Column.AGGREGATE_ID, TableLayout.Column.EVENT_TYPE,
-            TableLayout.Column.PAYLOAD, TableLayout.Column.HEADERS);
-
-    /** The table's names of the columns the stream reads, in the order of {@link #STREAMED}; headers if it has one. */
+    /** The table's names of the columns the stream reads ({@link TableLayout#streamedColumns}). */
     static List<String> columns(TableLayout layout) {
-        List<String> names = new ArrayList<>(STREAMED.stream().map(layout::name).filter(java.util.Objects::nonNull)
-                .toList());
-        names.addAll(layout.extras());
-        return names;
+        return layout.streamedColumns();
     }
 
     private final DeliveryPipeline pipeline;

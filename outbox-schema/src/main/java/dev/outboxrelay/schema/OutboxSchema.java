@@ -57,12 +57,8 @@ public final class OutboxSchema {
         expect(expected, layout, TableLayout.Column.HEADERS, "jsonb,json");
         expect(expected, layout, TableLayout.Column.CREATED_AT, "timestamp with time zone");
         StringBuilder streamed = new StringBuilder();
-        for (TableLayout.Column c : List.of(TableLayout.Column.ID, TableLayout.Column.AGGREGATE_TYPE,
-                TableLayout.Column.AGGREGATE_ID, TableLayout.Column.EVENT_TYPE, TableLayout.Column.PAYLOAD,
-                TableLayout.Column.HEADERS)) {
-            if (layout.name(c) != null) {
-                streamed.append(streamed.length() == 0 ? "" : ", ").append(layout.ref("", c));
-            }
+        for (String c : layout.streamedColumns()) {
+            streamed.append(streamed.length() == 0 ? "" : ", ").append(OutboxTable.quote(c));
         }
         Map<String, String> values = Map.ofEntries(
                 Map.entry("outbox", table.quoted()),

@@ -114,6 +114,21 @@ public final class TableLayout {
         return extras;
     }
 
+    /**
+     * The columns a change stream must carry for each event, in role order, then the extras: every role the table
+     * has except {@code created-at}, which CDC does not read (the commit time stands in for it).
+     */
+    public java.util.List<String> streamedColumns() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (Column c : Column.values()) {
+            if (c != Column.CREATED_AT && names.containsKey(c)) {
+                out.add(names.get(c));
+            }
+        }
+        out.addAll(extras);
+        return java.util.List.copyOf(out);
+    }
+
     /** The role whose column is {@code column}, or {@code null} for another column. */
     public Column roleOf(String column) {
         for (Map.Entry<Column, String> e : names.entrySet()) {

@@ -124,25 +124,10 @@ public final class DatabaseOptions {
         } catch (IllegalArgumentException e) {
             return TableLayout.RELAY; // reported as the option's own problem
         }
-        java.util.List<String> named = new java.util.ArrayList<>();
         try {
-            config.find(KafkaOptions.TOPIC_TEMPLATE).ifPresent(t -> named.addAll(
-                    dev.outboxrelay.core.route.EventRouter.columnsOf(t)));
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            // not in this command's options, or its own problem
-        }
-        try {
-            if (config.find(KafkaOptions.MESSAGE_FORMAT).orElse(null)
-                    == dev.outboxrelay.core.format.MessageFormat.Kind.DEBEZIUM) {
-                config.find(FormatOptions.DEBEZIUM_FIELDS).ifPresent(fields -> fields.forEach(f -> named.add(f.column())));
-            }
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            // not in this command's options, or its own problem
-        }
-        try {
-            return layout.withExtras(named);
+            return layout.withExtras(FormatOptions.namedColumns(config));
         } catch (IllegalArgumentException e) {
-            return layout; // reported by the router's check
+            return layout; // reported by FormatOptions' check
         }
     }
 

@@ -62,16 +62,25 @@ public final class FormatOptions {
                 config.get(DEBEZIUM_TOMBSTONE_ON_EMPTY));
     }
 
-    /** The other columns that the topic template and the additional fields name can be read with each event. */
-    private static boolean extraColumns(RelayConfig config, List<String> problems) {
+    /**
+     * The columns {@code --topic-template} ({@code ${column.<name>}}) and, with the Debezium format,
+     * {@code --debezium-fields} name: what the table layout reads besides the event's own (options absent from
+     * a command's spec name none).
+     */
+    static List<String> namedColumns(RelayConfig config) {
         List<String> named = new java.util.ArrayList<>();
         config.find(KafkaOptions.TOPIC_TEMPLATE).ifPresent(t -> named.addAll(
                 dev.outboxrelay.core.route.EventRouter.columnsOf(t)));
         if (config.find(KafkaOptions.MESSAGE_FORMAT).orElse(null) == MessageFormat.Kind.DEBEZIUM) {
             config.find(DEBEZIUM_FIELDS).ifPresent(fields -> fields.forEach(f -> named.add(f.column())));
         }
+        return named;
+    }
+
+    /** The other columns that the topic template and the additional fields name can be read with each event. */
+    private static boolean extraColumns(RelayConfig config, List<String> problems) {
         try {
-            dev.outboxrelay.schema.TableLayout.RELAY.withExtras(named);
+            dev.outboxrelay.schema.TableLayout.RELAY.withExtras(namedColumns(config));
         } catch (IllegalArgumentException e) {
             problems.add("--topic-template/--debezium-fields: " + e.getMessage());
             return false;
