@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 final class Bench {
 
     /** Contender slugs in run order. */
-    static final List<String> SLUGS = List.of("naive", "batched", "debezium", "poll-mark", "poll-delete", "cdc",
-            "cdc-delete");
+    static final List<String> SLUGS = List.of("naive", "batched", "debezium", "floor-poll", "floor-cdc", "poll-mark",
+            "poll-delete", "cdc", "cdc-delete");
 
     /** PostgreSQL settings on top of the test kit's (fsync and full_page_writes off, synchronous_commit on). */
     static final Map<String, String> PG_SETTINGS = Map.of(
@@ -63,8 +63,12 @@ final class Bench {
                 .map(name -> name + "=" + postgres.setting(name)).collect(Collectors.joining(", "));
     }
 
-    /** Everything measured. */
-    record Result(Options options, Instant started, Duration wall, double kafkaRate, double insertRate,
+    /**
+     * Everything measured; {@code producerMicros} is the raw producer's CPU per record during K (the bench JVM's
+     * process CPU, which does nothing else meanwhile), the lower of start and end.
+     */
+    record Result(Options options, Instant started, Duration wall, double kafkaRate, double producerMicros,
+                  double insertRate,
                   double steadyBaseRate, double databaseInsertRate, Map<String, Outcome> outcomes, String loadStart, String loadEnd, List<String> notes, Path logs) {
 
         boolean nothingLost() {
@@ -96,7 +100,8 @@ final class Bench {
             ScenarioRunner runner = new ScenarioRunner(config, postgres, kafka);
 
             kafka.createTopic("bench-ceiling-k", config.partitions());
-            double kStart = kafkaCeiling(config, kafka);
+            Ceilings.ProducerRun kRunStart = kafkaCeiling(config, kafka);
+            double kStart = kRunStart.rate();
             double iStart = insertCeiling(config, runner, config.writers());
             double dbStart = insertCeiling(config, runner, config.fillThreads());
             LOG.info("ceilings at start: K {} records/s, I {} rows/s, {} writers {} rows/s", Math.round(kStart),
@@ -108,30 +113,33 @@ final class Bench {
                 if (!options.only().isEmpty() && !options.only().contains(slug)) {
                     continue;
                 }
-                ScenarioRunner.ContenderFactory factory = switch (slug) {
-                    case "naive" -> (db, topic) -> PollerBaseline.naive(db.jdbcUrl(), db.relayUser(),
-                            db.relayPassword(), bootstrap, topic);
-                    case "batched" -> (db, topic) -> PollerBaseline.batched(db.jdbcUrl(), db.relayUser(),
-                            db.relayPassword(), bootstrap, topic);
-                    case "debezium" -> (db, topic) -> {
-                        // What Debezium's own publication.autocreate.mode=filtered creates (every column and
-                        // operation), made as the owner because the relay role may not: the migrated publication
-                        // is the relay's, limited to what the relay reads, and not a stock setup.
-                        db.execute("CREATE PUBLICATION " + StockDebezium.PUBLICATION + " FOR TABLE public.outbox");
-                        return new StockDebezium(db.host(), db.port(), db.name(), db.relayUser(), db.relayPassword(),
-                                bootstrap, topic);
-                    };
-                    default -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
+                ScenarioRunner.Role role = role(slug);
+                ScenarioRunner.ContenderFactory factory = switch (role) {
+                    case RELAY -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
                             options.relayJvmOptions(), options.relayArgs(), db, bootstrap, topic,
                             logs.resolve(slug + ".log"));
+                    // Baselines and floors run in their own JVM, so that their CPU and memory are measured the
+                    // same way as the relay's.
+                    case BASELINE, FLOOR -> (db, topic) -> {
+                        if (slug.equals("debezium")) {
+                            // What Debezium's own publication.autocreate.mode=filtered creates (every column and
+                            // operation), made as the owner because the relay role may not: the migrated
+                            // publication is the relay's, limited to what the relay reads, and not a stock setup.
+                            db.execute("CREATE PUBLICATION " + StockDebezium.PUBLICATION + " FOR TABLE public.outbox");
+                        }
+                        // A floor gets the relay's JVM options (it is the relay's floor); a baseline the JVM's
+                        // defaults, as the application it would be part of.
+                        return new ChildContender(slug, role == ScenarioRunner.Role.FLOOR ? options.relayJvmOptions()
+                                : List.of(), db, bootstrap, topic, logs.resolve(slug + ".log"));
+                    };
                 };
-                boolean relay = !List.of("naive", "batched", "debezium").contains(slug);
                 Duration cap = slug.equals("naive") ? config.naiveCap() : null;
-                outcomes.put(slug, runner.run(slug, factory, relay, iStart, cap));
+                outcomes.put(slug, runner.run(slug, factory, role, iStart, cap));
             }
             // A ceiling is the best the machine managed: on a shared machine start and end differ, so measure
             // both and report both.
-            double kEnd = kafkaCeiling(config, kafka);
+            Ceilings.ProducerRun kRunEnd = kafkaCeiling(config, kafka);
+            double kEnd = kRunEnd.rate();
             double iEnd = insertCeiling(config, runner, config.writers());
             double dbEnd = insertCeiling(config, runner, config.fillThreads());
             LOG.info("ceilings at end: K {} records/s, I {} rows/s, {} writers {} rows/s", Math.round(kEnd),
@@ -141,11 +149,12 @@ final class Bench {
                     + " state offered 50 %% of I at start)", kStart, kEnd, iStart, iEnd, config.fillThreads(),
                     dbStart, dbEnd));
             return new Result(options, started, Duration.ofNanos(System.nanoTime() - t0), Math.max(kStart, kEnd),
+                    Math.min(kRunStart.cpuMicrosPerRecord(), kRunEnd.cpuMicrosPerRecord()),
                     Math.max(iStart, iEnd), iStart, Math.max(dbStart, dbEnd), outcomes, loadStart, MachineNotes.loadAverage(), notes, logs);
         }
     }
 
-    private static double kafkaCeiling(BenchConfig config, KafkaProcess kafka) {
+    private static Ceilings.ProducerRun kafkaCeiling(BenchConfig config, KafkaProcess kafka) {
         return Ceilings.kafkaProducerRate(kafka.bootstrapServers(), "bench-ceiling-k", config.kafkaRecords(),
                 config.aggregates());
     }
@@ -159,6 +168,14 @@ final class Bench {
         } finally {
             db.drop();
         }
+    }
+
+    static ScenarioRunner.Role role(String slug) {
+        return switch (slug) {
+            case "naive", "batched", "debezium" -> ScenarioRunner.Role.BASELINE;
+            case "floor-poll", "floor-cdc" -> ScenarioRunner.Role.FLOOR;
+            default -> ScenarioRunner.Role.RELAY;
+        };
     }
 
     private static RelayProcess.Mode relayMode(String slug) {

@@ -25,8 +25,9 @@ import picocli.CommandLine.Option;
         version = "outbox-bench 0.1.0-SNAPSHOT",
         description = {
             "Measures the relay (poll and cdc, each marking or deleting) against a naive poller,",
-            "a batched poller, stock Debezium and the ceilings (raw Kafka producer K,",
-            "writer insert rate I) on one machine, with its own PostgreSQL and Kafka",
+            "a batched poller, stock Debezium, the floors (fetch + producer, engine + producer)",
+            "and the ceilings (raw Kafka producer K, writer insert rate I) on one machine:",
+            "drain, latency at fixed loads, CPU per event. It runs its own PostgreSQL and Kafka",
             "broker. A consumer checks every scenario: a lost event fails the run.",
             "Result: stdout and bench/results/<date>-<mode>.md."},
         footer = {"", "Examples:",
@@ -46,8 +47,8 @@ public final class BenchMain implements Callable<Integer> {
     private boolean dbCosts;
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
-            description = "Run only these contenders: naive, batched, debezium, poll-mark, poll-delete, cdc,"
-                    + " cdc-delete.")
+            description = "Run only these contenders: naive, batched, debezium, floor-poll, floor-cdc, poll-mark,"
+                    + " poll-delete, cdc, cdc-delete.")
     private List<String> only = new ArrayList<>();
 
     @Option(names = "--relay-jar", paramLabel = "JAR",

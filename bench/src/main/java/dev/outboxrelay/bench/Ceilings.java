@@ -16,22 +16,36 @@ final class Ceilings {
     private Ceilings() {
     }
 
+    /** A raw producer run: records per second until the last ack, and the sending JVM's CPU per record (µs). */
+    record ProducerRun(double rate, double cpuMicrosPerRecord) {
+    }
+
+    /** CPU time of this JVM so far (all threads, GC and JIT included), ns; -1 when the platform cannot say. */
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+    }
+
     /**
-     * K: one idempotent producer (the relay's own producer settings: acks=all, idempotence, linger 5 ms, 256 KiB
+     * K: one idempotent producer (the relay's own producer settings: acks=all, idempotence, linger 2 ms, 256 KiB
      * batches, lz4) sending {@code records} benchmark payloads, keyed by aggregate, to {@code topic} as fast as
-     * acks come back. Returns records per second, counted until the last ack.
+     * acks come back. Returns records per second, counted until the last ack, and the CPU this JVM spent per
+     * record meanwhile: the floor of any relay's producing.
      */
-    static double kafkaProducerRate(String bootstrap, String topic, long records, int aggregates) {
+    static ProducerRun kafkaProducerRate(String bootstrap, String topic, long records, int aggregates) {
         Map<String, Object> props = new HashMap<>(ProducerSettings.of(bootstrap, Map.of()).producerProperties());
         AtomicReference<Exception> failure = new AtomicReference<>();
         // Bounded in-flight sends so the producer's buffer, not the heap, is the limit.
         Semaphore inFlight = new Semaphore(100_000);
         long start;
         long end;
+        long cpuStart;
+        long cpuEnd;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             // Warm the connection and metadata outside the measurement.
             producer.send(new ProducerRecord<>(topic, "warm".getBytes(StandardCharsets.UTF_8), null)).get();
             start = System.nanoTime();
+            cpuStart = processCpuNanos();
             for (long i = 0; i < records; i++) {
                 String key = Payloads.aggregateId((int) (i % aggregates));
                 ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8),
@@ -48,6 +62,7 @@ final class Ceilings {
             producer.flush();
             inFlight.acquire(100_000);
             end = System.nanoTime();
+            cpuEnd = processCpuNanos();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -58,7 +73,8 @@ final class Ceilings {
         if (failure.get() != null) {
             throw new IllegalStateException("raw producer run failed", failure.get());
         }
-        return records * 1e9 / elapsed;
+        return new ProducerRun(records * 1e9 / elapsed,
+                cpuStart < 0 ? Double.NaN : (cpuEnd - cpuStart) / 1e3 / records);
     }
 
     /**

@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -102,7 +103,8 @@ final class CpuMeter {
     private synchronized void sample(boolean atStart) throws SQLException {
         for (Map.Entry<Long, Role> e : participants(db, relayPid, brokerPid).entrySet()) {
             long pid = e.getKey();
-            long cpu = cpuNanos(pid);
+            long cpu = e.getValue() == Role.RELAY_DB || e.getValue() == Role.WRITERS_DB ? sessionCpuNanos(pid)
+                    .orElse(0L) : cpuNanos(pid);
             if (roles.putIfAbsent(pid, e.getValue()) == null) {
                 firstCpu.put(pid, atStart ? cpu : 0L);
             }
@@ -127,6 +129,21 @@ final class CpuMeter {
             }
         }
         return roles;
+    }
+
+    /**
+     * CPU time of a single-threaded process (a PostgreSQL backend or walsender) in nanoseconds, from
+     * {@code /proc/<pid>/schedstat} (the scheduler's own count, where the OS's process times come in 10 ms ticks
+     * and a short phase of one session reads as 0); the process times when schedstat is missing; empty when the
+     * process is gone or not readable.
+     */
+    static Optional<Long> sessionCpuNanos(long pid) {
+        try {
+            String line = Files.readString(Path.of("/proc", Long.toString(pid), "schedstat")).trim();
+            return Optional.of(Long.parseLong(line.split("\\s+")[0]));
+        } catch (IOException | RuntimeException e) {
+            return ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()).map(Duration::toNanos);
+        }
     }
 
     /** Total CPU time of a process, or 0 when it is gone or not readable. */

@@ -31,6 +31,7 @@ final class OutboxLoad {
     private final SeqTimes commitTimes = new SeqTimes();
     private final AtomicLong nextSeq = new AtomicLong();
     private final AtomicLong committed = new AtomicLong();
+    private final AtomicLong writerDbNanos = new AtomicLong();
 
     OutboxLoad(TestDatabase database, int aggregates) {
         this.database = database;
@@ -40,6 +41,14 @@ final class OutboxLoad {
     /** Rows committed so far; their sequence numbers are exactly {@code 0 .. committed()-1} between runs. */
     long committed() {
         return committed.get();
+    }
+
+    /**
+     * CPU time the writers' database sessions (the server processes behind their connections) spent so far, read
+     * from the OS when each writer's connection closes; 0 where the server's processes cannot be read.
+     */
+    long writerDbCpuNanos() {
+        return writerDbNanos.get();
     }
 
     /** When the commit of event {@code seq} returned ({@code System.nanoTime()}); 0 if unknown. */
@@ -119,39 +128,61 @@ final class OutboxLoad {
 
     private void writerLoop(int thread, int threads, long end, long deadline, long firstDue, long interval,
                             int txRows) throws SQLException, InterruptedException {
-        int owned = aggregates / threads;
-        long k = 0;
         try (Connection c = database.connect();
              PreparedStatement ps = c.prepareStatement(INSERT)) {
-            c.setAutoCommit(false);
-            long due = firstDue;
-            while (System.nanoTime() < deadline) {
-                if (interval > 0) {
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        if (System.nanoTime() + wait >= deadline) {
-                            return;
-                        }
-                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                    }
-                    due += interval; // behind schedule: catch up without sleeping
+            long backend = backendPid(c);
+            java.util.Optional<Long> cpuAtStart = CpuMeter.sessionCpuNanos(backend);
+            try {
+                writeLoop(c, ps, thread, threads, end, deadline, firstDue, interval, txRows);
+            } finally {
+                java.util.Optional<Long> cpu = CpuMeter.sessionCpuNanos(backend);
+                if (cpuAtStart.isPresent() && cpu.isPresent()) {
+                    writerDbNanos.addAndGet(cpu.get() - cpuAtStart.get());
                 }
-                long first = nextSeq.getAndAdd(txRows);
-                if (first >= end) {
-                    return;
-                }
-                int n = (int) Math.min(txRows, end - first);
-                for (int i = 0; i < n; i++) {
-                    addRow(ps, first + i, Payloads.aggregateId(thread + threads * (int) (k++ % owned)));
-                }
-                ps.executeBatch();
-                c.commit();
-                long now = System.nanoTime();
-                for (int i = 0; i < n; i++) {
-                    commitTimes.set(first + i, now);
-                }
-                committed.addAndGet(n);
             }
+        }
+    }
+
+    private static long backendPid(Connection c) throws SQLException {
+        try (java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void writeLoop(Connection c, PreparedStatement ps, int thread, int threads, long end, long deadline,
+                           long firstDue, long interval, int txRows) throws SQLException, InterruptedException {
+        int owned = aggregates / threads;
+        long k = 0;
+        c.setAutoCommit(false);
+        long due = firstDue;
+        while (System.nanoTime() < deadline) {
+            if (interval > 0) {
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    if (System.nanoTime() + wait >= deadline) {
+                        return;
+                    }
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                due += interval; // behind schedule: catch up without sleeping
+            }
+            long first = nextSeq.getAndAdd(txRows);
+            if (first >= end) {
+                return;
+            }
+            int n = (int) Math.min(txRows, end - first);
+            for (int i = 0; i < n; i++) {
+                addRow(ps, first + i, Payloads.aggregateId(thread + threads * (int) (k++ % owned)));
+            }
+            ps.executeBatch();
+            c.commit();
+            long now = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                commitTimes.set(first + i, now);
+            }
+            committed.addAndGet(n);
         }
     }
 }

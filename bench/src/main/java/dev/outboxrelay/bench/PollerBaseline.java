@@ -28,21 +28,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       {@code UPDATE … WHERE id = ANY(?)}, commit.</li>
  * </ul>
  */
-final class PollerBaseline implements Contender {
+final class PollerBaseline extends LoopContender {
 
-    private final String name;
     private final int claim;
     private final Connection connection;
     private final KafkaProducer<String, String> producer;
     private final String topic;
-    private final Gate gate = new Gate();
-    private final Thread thread;
-    private volatile boolean stop;
-    private volatile Exception failure;
 
     private PollerBaseline(String name, int claim, String jdbcUrl, String user, String password, String bootstrap,
                            String topic) throws SQLException {
-        this.name = name;
+        super(name);
         this.claim = claim;
         this.topic = topic;
         this.connection = java.sql.DriverManager.getConnection(jdbcUrl, user, password);
@@ -50,7 +45,6 @@ final class PollerBaseline implements Contender {
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
-        this.thread = new Thread(this::loop, "bench-" + name);
     }
 
     static PollerBaseline naive(String jdbcUrl, String user, String password, String bootstrap, String topic)
@@ -64,24 +58,19 @@ final class PollerBaseline implements Contender {
     }
 
     @Override
-    public String name() {
-        return name;
+    void prepare() throws SQLException {
+        connection.setAutoCommit(false);
     }
 
     @Override
-    public void start() throws SQLException {
-        connection.setAutoCommit(false);
-        thread.start();
-    }
-
-    private void loop() {
+    void loop() throws Exception {
         try (PreparedStatement select = connection.prepareStatement("SELECT id, aggregate_id, payload::text"
                 + " FROM outbox WHERE sent_at IS NULL AND dead_lettered_at IS NULL ORDER BY seq LIMIT " + claim + " FOR UPDATE SKIP LOCKED");
              PreparedStatement markOne = connection.prepareStatement("UPDATE outbox SET sent_at = now() WHERE id = ?");
              PreparedStatement markMany = connection.prepareStatement(
                      "UPDATE outbox SET sent_at = now() WHERE id = ANY(?)")) {
-            while (!stop) {
-                gate.pass();
+            while (running()) {
+                pass();
                 List<UUID> ids = new ArrayList<>(claim);
                 List<Future<RecordMetadata>> acks = new ArrayList<>(claim);
                 try (ResultSet rs = select.executeQuery()) {
@@ -113,42 +102,11 @@ final class PollerBaseline implements Contender {
                     Thread.sleep(100);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            if (!stop) {
-                failure = e;
-            }
         }
     }
 
     @Override
-    public void pause() throws InterruptedException {
-        gate.pause(true);
-        checkAlive();
-    }
-
-    @Override
-    public void resume() {
-        checkAlive();
-        gate.resume();
-    }
-
-    private void checkAlive() {
-        if (failure != null) {
-            throw new IllegalStateException(name + " failed: " + failure.getMessage(), failure);
-        }
-    }
-
-    @Override
-    public void close() {
-        stop = true;
-        gate.resume();
-        try {
-            thread.join(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    void release() {
         producer.close();
         try {
             connection.close();

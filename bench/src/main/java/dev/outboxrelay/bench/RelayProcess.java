@@ -2,14 +2,12 @@ package dev.outboxrelay.bench;
 
 import dev.outboxrelay.testkit.TestDatabase;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * own. Paused with SIGSTOP and resumed with SIGCONT, so that a CDC relay keeps its slot position and drains the
  * backlog from the WAL instead of rescanning the table as it would after a restart.
  */
-final class RelayProcess implements Contender {
+final class RelayProcess extends SubprocessContender {
 
     /** The relay modes measured. */
     enum Mode {
@@ -44,12 +42,10 @@ final class RelayProcess implements Contender {
     private final TestDatabase database;
     private final String bootstrap;
     private final String topic;
-    private final Path log;
-    private Process process;
-    private long peakRss = -1;
 
     RelayProcess(Mode mode, Path jar, List<String> jvmOptions, List<String> relayArgs, TestDatabase database, String bootstrap, String topic,
                  Path log) {
+        super(log);
         this.mode = mode;
         this.jar = jar;
         this.jvmOptions = List.copyOf(jvmOptions);
@@ -57,7 +53,6 @@ final class RelayProcess implements Contender {
         this.database = database;
         this.bootstrap = bootstrap;
         this.topic = topic;
-        this.log = log;
     }
 
     @Override
@@ -104,16 +99,7 @@ final class RelayProcess implements Contender {
 
     private void checkAlive() {
         if (!process.isAlive()) {
-            throw new IllegalStateException("the relay exited with code " + process.exitValue() + ":\n" + tail());
-        }
-    }
-
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(no log at " + log + ")";
+            throw new IllegalStateException("the relay exited with code " + process.exitValue() + ":\n" + ProcessStats.tail(log));
         }
     }
 
@@ -137,33 +123,7 @@ final class RelayProcess implements Contender {
     }
 
     @Override
-    public OptionalLong pid() {
-        return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
-    }
-
-    /** VmHWM of the relay process, read from /proc while it runs (and kept from the last read after it ends). */
-    @Override
-    public OptionalLong peakRssBytes() {
-        if (process != null && process.isAlive()) {
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-                    if (line.startsWith("VmHWM:")) {
-                        peakRss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                    }
-                }
-            } catch (IOException | NumberFormatException e) {
-                // the process ended meanwhile: keep the last value
-            }
-        }
-        return peakRss < 0 ? OptionalLong.empty() : OptionalLong.of(peakRss);
-    }
-
-    @Override
-    public void close() {
-        if (process == null) {
-            return;
-        }
-        peakRssBytes();
+    void stop() {
         try {
             signal("CONT"); // a stopped process would not handle SIGTERM
         } catch (IOException | InterruptedException | RuntimeException ignored) {

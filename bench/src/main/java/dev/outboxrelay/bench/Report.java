@@ -59,6 +59,7 @@ final class Report {
                     + " | " + x.loadAvg() + " |");
         }
         latencyCurve(out, r);
+        Costs.append(out, r);
         steadyTables(out, r);
         out.add("");
         out.add("## Ratios");
@@ -101,18 +102,22 @@ final class Report {
         out.add("## Latency at fixed loads");
         out.add("");
         out.add("One writer commits " + ScenarioRunner.LATENCY_TX_ROWS + "-row transactions at each load for "
-                + r.options().config().latencyPhase().toSeconds() + " s (idle: one transaction a second), the relay"
-                + " caught up before each; the last point is 1,000/s again after "
-                + r.options().config().quietSpell().toSeconds() + " s without writes. Commit returned → consumer"
-                + " received, one clock.");
+                + r.options().config().latencyPhase().toSeconds() + " s (idle: one transaction a second), the"
+                + " contender caught up before each; " + ScenarioRunner.HALF_DRAIN + " offers half the rate this"
+                + " contender drained its backlog at, in " + OutboxLoad.TX_ROWS + "-row transactions; the last point"
+                + " is 1,000/s again after " + r.options().config().quietSpell().toSeconds() + " s without writes."
+                + " Commit returned → consumer received, one clock. The floors (the parts no relay can avoid, see the"
+                + " cost table) run the same curve; the baselines only the " + ScenarioRunner.COST_LABEL + " point,"
+                + " where every contender's cost is measured.");
         out.add("");
-        out.add("| mode | load | events | p50 ms | p99 ms | max ms |");
-        out.add("|---|---|---:|---:|---:|---:|");
+        out.add("| mode | load | offered events/s | written events/s | events | p50 ms | p99 ms | max ms |");
+        out.add("|---|---|---:|---:|---:|---:|---:|---:|");
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, Outcome> e : relays) {
             for (Outcome.LatencyPoint p : e.getValue().curve()) {
-                out.add("| " + e.getValue().name() + " | " + p.label() + " | " + fmt(p.events()) + " | "
-                        + ms(p.p50Ms()) + " | " + ms(p.p99Ms()) + " | " + ms(p.maxMs()) + " |");
+                out.add("| " + e.getValue().name() + " | " + p.label() + " | " + fmt(p.rowsPerSecond()) + " | "
+                        + fmt(p.writtenPerSecond()) + " | " + fmt(p.events()) + " | " + ms(p.p50Ms()) + " | "
+                        + ms(p.p99Ms()) + " | " + ms(p.maxMs()) + " |");
                 lines.add("latency " + e.getKey() + " " + p.label() + " p50=" + Math.round(p.p50Ms()) + " p99="
                         + Math.round(p.p99Ms()) + " max=" + Math.round(p.maxMs()));
             }
@@ -120,7 +125,7 @@ final class Report {
         out.add("");
         for (Map.Entry<String, Outcome> e : relays) {
             if (!Double.isNaN(e.getValue().quietCpu())) {
-                out.add("- " + e.getValue().name() + ": relay JVM CPU while quiet "
+                out.add("- " + e.getValue().name() + ": JVM CPU while quiet "
                         + String.format(java.util.Locale.ROOT, "%.2f", e.getValue().quietCpu()) + " % of a core");
                 lines.add("quiet-cpu " + e.getKey() + " "
                         + String.format(java.util.Locale.ROOT, "%.2f", e.getValue().quietCpu()));
@@ -223,7 +228,7 @@ final class Report {
                 : String.format(Locale.ROOT, "%.0f %%", 100 * cpuSeconds / cpu.wallSeconds());
     }
 
-    private static String ms(double v) {
+    static String ms(double v) {
         return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, v < 10 ? "%.1f" : "%.0f", v);
     }
 }

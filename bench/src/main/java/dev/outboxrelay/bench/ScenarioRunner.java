@@ -27,6 +27,19 @@ import org.slf4j.LoggerFactory;
  */
 final class ScenarioRunner {
 
+    /** What a contender is to the run: which phases it goes through. */
+    enum Role {
+        /** The relay: drain, the latency curve, the steady state and the full-load phases. */
+        RELAY,
+        /** A baseline a user would write: the drain only. */
+        BASELINE,
+        /**
+         * A floor (the unavoidable parts without the relay): the drain and the latency curve. Floors may skip a
+         * late-committing row, so only one writer at a time writes while they run.
+         */
+        FLOOR
+    }
+
     /** Builds a contender for a prepared database and topic. */
     @FunctionalInterface
     interface ContenderFactory {
@@ -41,6 +54,11 @@ final class ScenarioRunner {
     /** The latency curve's offered loads, events/s: idle (one 10-row transaction a second), 1,000, 5,000. */
     static final double[] LATENCY_RATES = {10, 1_000, 5_000};
     static final int LATENCY_TX_ROWS = 10;
+    /** The label of the curve's point at half the contender's own drain rate. */
+    static final String HALF_DRAIN = "50%-of-drain";
+    /** The point every contender runs and where its CPU per event is measured: 5,000 events/s for the phase. */
+    static final double COST_RATE = 5_000;
+    static final String COST_LABEL = "5000/s";
 
     private final BenchConfig config;
     private final TestPostgres postgres;
@@ -64,11 +82,11 @@ final class ScenarioRunner {
     /**
      * Runs a contender.
      *
-     * @param relayPhases also run the steady-state and full-load phases (the relay)
-     * @param insertRate  the measured insert ceiling I, rows/s
-     * @param cap         drain time cap, or {@code null} to drain the whole backlog
+     * @param role       which phases it runs
+     * @param insertRate the measured insert ceiling I, rows/s
+     * @param cap        drain time cap, or {@code null} to drain the whole backlog
      */
-    Outcome run(String slug, ContenderFactory factory, boolean relayPhases, double insertRate, Duration cap)
+    Outcome run(String slug, ContenderFactory factory, Role role, double insertRate, Duration cap)
             throws Exception {
         TestDatabase db = freshDatabase(slug);
         String topic = "bench-" + slug;
@@ -88,19 +106,26 @@ final class ScenarioRunner {
                 LOG.info("[{}] starting", name);
                 contender.start();
                 long warmup = cap == null ? config.warmup() : Math.min(config.warmup(), CAPPED_WARMUP);
-                load.writeRows(warmup, config.fillThreads());
+                load.writeRows(warmup, role == Role.FLOOR ? 1 : config.fillThreads());
                 require(rx.awaitDistinct(load.committed(), WAIT), name + " did not relay the warm-up events");
                 contender.pause();
+                long insertCpu0 = load.writerDbCpuNanos();
                 load.writeRows(config.backlog(), config.fillThreads());
+                long insertCpu = load.writerDbCpuNanos() - insertCpu0;
                 LOG.info("[{}] backlog of {} written; draining", name, config.backlog());
                 long resumed = System.nanoTime();
                 contender.resume();
-                drain = drain(rx, load, warmup, resumed, cap, name);
+                drain = drain(rx, load, warmup, resumed, cap, name, insertCpu);
                 LOG.info("[{}] drained {} events in {} s: {} events/s", name, drain.events(),
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
-                if (relayPhases) {
-                    curve = latencyCurve(rx, load, name, contender.pid());
+                Costing costing = new Costing(db, contender.pid(), marksRows(slug, role));
+                if (role != Role.BASELINE) {
+                    curve = latencyCurve(rx, load, name, contender.pid(), drain.rate(), costing);
                     quietCpu = lastQuietCpu;
+                } else if (cap == null) {
+                    curve = List.of(latencyPoint(rx, load, name, COST_RATE, COST_LABEL, LATENCY_TX_ROWS, costing));
+                }
+                if (role == Role.RELAY) {
                     double rate = config.steadyRate() > 0 ? config.steadyRate() : insertRate / 2;
                     steady = steady(rx, load, rate, name, db, contender.pid());
                     saturation = saturation(rx, load, name, config.saturation(), config.writers());
@@ -117,17 +142,51 @@ final class ScenarioRunner {
         }
     }
 
-    private Outcome.Drain drain(Receiver rx, OutboxLoad load, long before, long resumed, Duration cap, String name)
-            throws InterruptedException {
+    private Outcome.Drain drain(Receiver rx, OutboxLoad load, long before, long resumed, Duration cap, String name,
+                                long insertCpu) throws InterruptedException {
         if (cap != null) {
             boolean done = rx.awaitDistinct(load.committed(), cap);
             long now = System.nanoTime();
             long events = rx.distinct() - before;
             double seconds = (done ? rx.lastNewNanos() - resumed : now - resumed) / 1e9;
-            return new Outcome.Drain(events, seconds, !done);
+            return new Outcome.Drain(events, seconds, !done, insertCpu, config.backlog());
         }
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not drain the backlog within " + WAIT);
-        return new Outcome.Drain(config.backlog(), (rx.lastNewNanos() - resumed) / 1e9, false);
+        return new Outcome.Drain(config.backlog(), (rx.lastNewNanos() - resumed) / 1e9, false, insertCpu,
+                config.backlog());
+    }
+
+    /**
+     * Where a contender's CPU is measured at the cost point: its process, its database sessions, and whether to
+     * wait for its acknowledgements in the table.
+     */
+    private record Costing(TestDatabase db, OptionalLong pid, boolean marksRows) {
+    }
+
+    /** Whether a contender acknowledges in the outbox table (marks or deletes rows) after Kafka acknowledged. */
+    private static boolean marksRows(String slug, Role role) {
+        return role == Role.RELAY || slug.equals("batched") || slug.equals("naive");
+    }
+
+    /**
+     * Waits until no unsent row is left: a contender acknowledges a batch in the table after the consumer may
+     * already have read it, and that work belongs to the drain's cost.
+     */
+    private static void awaitSettled(TestDatabase db, String name) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        try (Connection c = db.connect(); Statement st = c.createStatement()) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = st.executeQuery("SELECT EXISTS (SELECT 1 FROM outbox WHERE sent_at IS NULL"
+                        + " AND dead_lettered_at IS NULL)")) {
+                    rs.next();
+                    if (!rs.getBoolean(1)) {
+                        return;
+                    }
+                }
+                Thread.sleep(10);
+            }
+        }
+        LOG.warn("[{}] rows still unsent 30 s after the drain; its CPU figure misses their acknowledgement", name);
     }
 
     /**
@@ -138,13 +197,18 @@ final class ScenarioRunner {
     /** The relay JVM's CPU (% of one core) during the last quiet spell, NaN when unknown. */
     private double lastQuietCpu = Double.NaN;
 
-    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, OptionalLong pid)
-            throws InterruptedException {
+    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, OptionalLong pid,
+                                                    double drainRate, Costing costing)
+            throws InterruptedException, SQLException {
         List<Outcome.LatencyPoint> points = new ArrayList<>();
         for (double rate : LATENCY_RATES) {
             String label = rate == LATENCY_RATES[0] ? "idle" : Math.round(rate) + "/s";
-            points.add(latencyPoint(rx, load, name, rate, label));
+            points.add(latencyPoint(rx, load, name, rate, label, LATENCY_TX_ROWS,
+                    label.equals(COST_LABEL) ? costing : null));
         }
+        // Half of what this contender drained in this run, from the one writer in 100-row transactions (as I is
+        // measured): the load a user would run it at with room to spare.
+        points.add(latencyPoint(rx, load, name, drainRate / 2, HALF_DRAIN, OutboxLoad.TX_ROWS, null));
         // The same load again after nothing was written for a while: does the relay wake as fast as it runs?
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the quiet spell");
         long cpuBefore = pid.isPresent() ? CpuMeter.cpuNanos(pid.getAsLong()) : 0;
@@ -152,27 +216,42 @@ final class ScenarioRunner {
         Thread.sleep(config.quietSpell().toMillis());
         if (pid.isPresent()) {
             lastQuietCpu = 100.0 * (CpuMeter.cpuNanos(pid.getAsLong()) - cpuBefore) / (System.nanoTime() - quietStart);
-            LOG.info("[{}] relay JVM CPU while quiet: {} % of a core", name, String.format("%.2f", lastQuietCpu));
+            LOG.info("[{}] JVM CPU while quiet: {} % of a core", name, String.format("%.2f", lastQuietCpu));
         }
         points.add(latencyPoint(rx, load, name, LATENCY_RATES[1],
-                Math.round(LATENCY_RATES[1]) + "/s-after-" + config.quietSpell().toSeconds() + "s-quiet"));
+                Math.round(LATENCY_RATES[1]) + "/s-after-" + config.quietSpell().toSeconds() + "s-quiet",
+                LATENCY_TX_ROWS, null));
         return points;
     }
 
-    private Outcome.LatencyPoint latencyPoint(Receiver rx, OutboxLoad load, String name, double rate, String label)
-            throws InterruptedException {
+    private Outcome.LatencyPoint latencyPoint(Receiver rx, OutboxLoad load, String name, double rate, String label,
+                                              int txRows, Costing costing) throws InterruptedException, SQLException {
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the " + label
                 + " latency phase");
+        if (costing != null && costing.marksRows()) {
+            awaitSettled(costing.db(), name);
+        }
+        CpuMeter meter = costing != null && costing.pid().isPresent()
+                ? CpuMeter.start(costing.db(), costing.pid(), kafka.pid()) : null;
         long first = load.committed();
-        load.writeFor(config.latencyPhase(), rate, 1, LATENCY_TX_ROWS);
+        long elapsed = load.writeFor(config.latencyPhase(), rate, 1, txRows);
         long end = load.committed();
         require(rx.awaitDistinct(end, WAIT), name + " did not deliver the " + label + " latency phase");
+        CpuMeter.Split cpu = null;
+        if (meter != null) {
+            if (costing.marksRows()) {
+                awaitSettled(costing.db(), name); // its last acknowledgements are work for these events
+            }
+            cpu = meter.stop();
+        }
         long[] latencies = latencies(rx, load, first, end);
         int n = latencies.length;
-        Outcome.LatencyPoint p = new Outcome.LatencyPoint(label, rate, n, pct(latencies, n, 0.50),
-                pct(latencies, n, 0.99), n == 0 ? 0 : latencies[n - 1] / 1e6);
-        LOG.info("[{}] latency {}: p50 {} ms, p99 {} ms, max {} ms ({} events)", name, label,
-                Math.round(p.p50Ms()), Math.round(p.p99Ms()), Math.round(p.maxMs()), n);
+        Outcome.LatencyPoint p = new Outcome.LatencyPoint(label, rate, (end - first) * 1e9 / elapsed, n,
+                pct(latencies, n, 0.50), pct(latencies, n, 0.99), n == 0 ? 0 : latencies[n - 1] / 1e6, cpu);
+        LOG.info("[{}] latency {}: p50 {} ms, p99 {} ms, max {} ms ({} events){}", name, label,
+                Math.round(p.p50Ms()), Math.round(p.p99Ms()), Math.round(p.maxMs()), n, cpu == null ? ""
+                        : String.format(java.util.Locale.ROOT, "; CPU per event: JVM %.1f µs, database sessions %.1f µs",
+                        p.jvmMicros(), p.dbMicros()));
         return p;
     }
 

@@ -20,8 +20,11 @@ final class Targets {
         out.add("");
         out.add("| target | measured | met |");
         out.add("|---|---:|---|");
-        row(out, "poll ≥ 2× batched poller", Report.drain(o, "poll-mark"), Report.drain(o, "batched"), 2.0);
-        row(out, "cdc ≥ 8× stock Debezium", Report.drain(o, "cdc"), Report.drain(o, "debezium"), 8.0);
+        // Issue 26 replaced the 2x / 8x drain ratios of the first issues with these.
+        row(out, "drain: poll ≥ 1.5× batched poller", Report.drain(o, "poll-mark"), Report.drain(o, "batched"), 1.5);
+        row(out, "drain: cdc ≥ 3.5× stock Debezium", Report.drain(o, "cdc"), Report.drain(o, "debezium"), 3.5);
+        latency(out, o);
+        cost(out, o);
         OptionalDouble cdc = Report.drain(o, "cdc");
         OptionalDouble poll = Report.drain(o, "poll-mark");
         if (cdc.isPresent() && poll.isPresent()) {
@@ -57,8 +60,9 @@ final class Targets {
                         + yes(x.steady().p99Ms() <= limit && x.steady().caughtUp()) + " |");
             }
         }
-        for (Outcome x : o.values()) {
-            if (x.peakRss().isPresent()) {
+        for (Map.Entry<String, Outcome> e : o.entrySet()) {
+            Outcome x = e.getValue();
+            if (Costs.isRelay(e.getKey()) && x.peakRss().isPresent()) {
                 double mb = x.peakRss().getAsLong() / MB;
                 out.add("| " + x.name() + ": relay RSS ≤ 300 MB | " + Report.fmt(mb) + " MB | " + yes(mb <= 300) + " |");
             }
@@ -67,17 +71,78 @@ final class Targets {
         out.add("| every run: lost = 0 | " + (lost ? "events lost" : "0 lost") + " | " + yes(!lost) + " |");
     }
 
+    /** Issue 26's latency targets per relay mode, with the floor's figure for the same point beside each. */
+    private static void latency(List<String> out, Map<String, Outcome> o) {
+        for (Map.Entry<String, Outcome> e : o.entrySet()) {
+            if (!Costs.isRelay(e.getKey())) {
+                continue;
+            }
+            Outcome floor = o.get(Costs.floorOf(e.getKey()));
+            for (Outcome.LatencyPoint p : e.getValue().curve()) {
+                Outcome.LatencyPoint f = floor == null ? null : floor.curve().stream()
+                        .filter(q -> q.label().equals(p.label())).findFirst().orElse(null);
+                String floorNote = f == null ? "" : " (floor " + Report.ms(f.p50Ms()) + " / " + Report.ms(f.p99Ms())
+                        + " / " + Report.ms(f.maxMs()) + ")";
+                if (p.label().equals(ScenarioRunner.HALF_DRAIN)) {
+                    out.add("| " + e.getValue().name() + ": p99 at 50 % of its own drain rate ≤ 100 ms | "
+                            + Report.ms(p.p99Ms()) + " ms" + (f == null ? "" : " (floor " + Report.ms(f.p99Ms()) + ")")
+                            + " | " + yes(p.p99Ms() <= 100) + " |");
+                } else if (!p.label().contains("quiet")) {
+                    out.add("| " + e.getValue().name() + ", " + p.label() + ": p50 ≤ 10, p99 ≤ 50, max ≤ 200 ms | "
+                            + Report.ms(p.p50Ms()) + " / " + Report.ms(p.p99Ms()) + " / " + Report.ms(p.maxMs())
+                            + " ms" + floorNote + " | " + yes(p.p50Ms() <= 10 && p.p99Ms() <= 50 && p.maxMs() <= 200)
+                            + " |");
+                }
+            }
+        }
+    }
+
+    /** Issue 26's cost targets: JVM ≤ 1.5× the floor, total ≤ 0.6× batched (poll) or 0.35× stock Debezium (cdc). */
+    private static void cost(List<String> out, Map<String, Outcome> o) {
+        for (Map.Entry<String, Outcome> e : o.entrySet()) {
+            String slug = e.getKey();
+            if (!Costs.isRelay(slug)) {
+                continue;
+            }
+            row(out, e.getValue().name() + ": JVM CPU per event ≤ 1.5× " + Costs.floorOf(slug),
+                    Costs.jvm(o, Costs.floorOf(slug)).isPresent() ? Costs.jvm(o, slug) : OptionalDouble.empty(),
+                    Costs.jvm(o, Costs.floorOf(slug)), 1 / 1.5, true);
+            double factor = slug.startsWith("cdc") ? 0.35 : 0.6;
+            OptionalDouble total = Costs.total(o, slug);
+            OptionalDouble baseline = Costs.total(o, Costs.baselineOf(slug));
+            OptionalDouble floor = Costs.total(o, Costs.floorOf(slug));
+            if (total.isPresent() && baseline.isPresent()) {
+                double ratio = total.getAsDouble() / baseline.getAsDouble();
+                // The floor's own ratio shows whether the target is reachable at this load at all.
+                out.add("| " + e.getValue().name() + ": total CPU per event ≤ " + factor + "× " + Costs.baselineOf(slug)
+                        + " | " + String.format(Locale.ROOT, "%.2f× (%s vs %s µs)", ratio,
+                        Costs.us(total.getAsDouble()), Costs.us(baseline.getAsDouble()))
+                        + (floor.isPresent() ? String.format(Locale.ROOT, "; %s alone %.2f×", Costs.floorOf(slug),
+                        floor.getAsDouble() / baseline.getAsDouble()) : "") + " | " + yes(ratio <= factor) + " |");
+            }
+        }
+    }
+
     /** Bounded backlog: what is left when the writers stop is at most one second of I. */
     private static boolean bounded(Outcome.Saturation s, Bench.Result r) {
         return s.backlogAtEnd() <= r.insertRate();
     }
 
     private static void row(List<String> out, String target, OptionalDouble a, OptionalDouble b, double factor) {
+        row(out, target, a, b, factor, false);
+    }
+
+    /** {@code a / b ≥ factor}, or with {@code atMost} {@code a / b ≤ 1 / factor} (a cost below a bound). */
+    private static void row(List<String> out, String target, OptionalDouble a, OptionalDouble b, double factor,
+                            boolean atMost) {
         if (a.isEmpty() || b.isEmpty()) {
             return;
         }
         double ratio = a.getAsDouble() / b.getAsDouble();
-        out.add("| " + target + " | " + String.format(Locale.ROOT, "%.2f×", ratio) + " | " + yes(ratio >= factor) + " |");
+        boolean met = atMost ? ratio <= 1 / factor + 1e-9 : ratio >= factor;
+        out.add("| " + target + " | " + String.format(Locale.ROOT, "%.2f×", ratio)
+                + (atMost ? String.format(Locale.ROOT, " (%s vs %s µs)", Costs.us(a.getAsDouble()),
+                Costs.us(b.getAsDouble())) : "") + " | " + yes(met) + " |");
     }
 
     private static String yes(boolean met) {

@@ -57,16 +57,32 @@ class BenchSmokeIT {
                 "steady/I")) {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
         }
-        for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete")) {
-            assertThat(result.outcomes().get(relay).curve()).as("%s: idle, 1,000/s, 5,000/s, 1,000/s after quiet", relay)
-                    .extracting(Outcome.LatencyPoint::label)
-                    .containsExactly("idle", "1000/s", "5000/s", "1000/s-after-1s-quiet");
-            assertThat(result.outcomes().get(relay).curve()).allMatch(p -> p.events() > 0 && p.p99Ms() > 0);
-            for (String load : List.of("idle", "1000/s", "5000/s", "1000/s-after-1s-quiet")) {
-                assertThat(markdown).containsPattern("(?m)^latency " + relay + " " + load
+        List<String> loads = List.of("idle", "1000/s", "5000/s", "50%-of-drain", "1000/s-after-1s-quiet");
+        for (String curved : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete", "floor-poll", "floor-cdc")) {
+            assertThat(result.outcomes().get(curved).curve()).as("%s: the latency curve", curved)
+                    .extracting(Outcome.LatencyPoint::label).containsExactlyElementsOf(loads);
+            assertThat(result.outcomes().get(curved).curve()).allMatch(p -> p.events() > 0 && p.p99Ms() > 0);
+            for (String load : loads) {
+                assertThat(markdown).containsPattern("(?m)^latency " + curved + " " + load
                         + " p50=\\d+ p99=\\d+ max=\\d+$");
             }
         }
+        // Every contender runs in its own process and is costed at 5,000/s; relay modes against their floor.
+        for (String slug : Bench.SLUGS) {
+            assertThat(result.outcomes().get(slug).peakRss()).as("%s: its own process", slug).isPresent();
+            if (slug.equals("naive")) {
+                continue; // ~100 events/s: no point at 5,000/s
+            }
+            Outcome.LatencyPoint cost = result.outcomes().get(slug).costPoint();
+            assertThat(cost).as("%s: the cost point", slug).isNotNull();
+            assertThat(cost.label()).isEqualTo("5000/s");
+            assertThat(cost.jvmMicros()).as("%s: JVM µs per event", slug).isPositive();
+            String floor = slug.startsWith("poll") || slug.startsWith("cdc") ? " floor_us=\\d+\\.\\d" : "";
+            assertThat(markdown).containsPattern("(?m)^cost " + slug + " jvm_us=\\d+\\.\\d db_us=\\d+\\.\\d"
+                    + floor + "$");
+        }
+        assertThat(markdown).containsPattern("(?m)^cost producer jvm_us=\\d+\\.\\d$")
+                .containsPattern("(?m)^cost insert db_us=\\d+\\.\\d$");
         // The relay and broker logs of a passing smoke run are of no use; a failing run keeps them.
         try (Stream<Path> files = Files.walk(result.logs())) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
