@@ -38,14 +38,14 @@ record BenchConfig(String label, int writers, int fillThreads, int aggregates, i
                 backlog, naiveCap, steady, saturation, stress, rowsPerSecond, latencyPhase, quietSpell);
     }
 
-    /** Under 3 minutes on the 2-core machine. */
+    /** About 10 minutes on the 2-core machine (every contender). */
     static BenchConfig quick() {
         return new BenchConfig("quick", 1, 4, 1000, 3, 50_000, 20_000, 3_000, 10_000, Duration.ofSeconds(5),
                 Duration.ofSeconds(8), Duration.ofSeconds(4), Duration.ofSeconds(4), 0, Duration.ofSeconds(10),
                 Duration.ofSeconds(20));
     }
 
-    /** Under 20 minutes on the 2-core machine. */
+    /** About 30 minutes on the 2-core machine. */
     static BenchConfig full() {
         return new BenchConfig("full", 1, 4, 1000, 3, 1_000_000, 200_000, 20_000, 200_000, Duration.ofSeconds(20),
                 Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30), 0, Duration.ofSeconds(20),

@@ -31,14 +31,14 @@ import picocli.CommandLine.Option;
             "broker. A consumer checks every scenario: a lost event fails the run.",
             "Result: stdout and bench/results/<date>-<mode>.md."},
         footer = {"", "Examples:",
-            "  java -jar bench/target/outbox-bench.jar --quick      # under 3 minutes",
-            "  java -jar bench/target/outbox-bench.jar              # full run, under 20 min",
+            "  java -jar bench/target/outbox-bench.jar --quick      # about 10 minutes",
+            "  java -jar bench/target/outbox-bench.jar              # full run, about 30 min",
             "  java -jar bench/target/outbox-bench.jar --quick --only poll-mark,cdc",
             "  java -jar bench/target/outbox-bench.jar --db-costs   # the database's per-event floor, ~4 min",
             "", "Exit status: 0 nothing lost, 1 a scenario lost events, 2 the run could not complete."})
 public final class BenchMain implements Callable<Integer> {
 
-    @Option(names = "--quick", description = "Smaller counts and shorter phases (under 3 minutes).")
+    @Option(names = "--quick", description = "Smaller counts and shorter phases (about 10 minutes).")
     private boolean quick;
 
     @Option(names = "--db-costs", description = "Instead of the benchmark: what PostgreSQL alone charges per event"
