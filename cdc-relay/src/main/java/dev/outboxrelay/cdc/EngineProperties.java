@@ -168,10 +168,10 @@ final class EngineProperties {
         p.put("max.queue.size", Integer.toString(QUEUE_BATCHES * maxBatchSize(s)));
         // And in bytes (Debezium sizes each queued record): big rows cannot fill the heap while Kafka is down.
         p.put("max.queue.size.in.bytes", Long.toString(halfBudget(s)));
-        // Both Debezium loops (the replication stream's and the engine's queue) sleep this long when they find
-        // nothing: at 10 ms that is most of CDC's p50 (16 ms at 1,000 events/s; 7 ms at 2). Not lowered: an idle
-        // relay's JVM then burns 34 % of a core at 2 ms, 19 % at 5, 10 % at 10 (bench/results/
-        // 2026-12-05-linger-ab.md), about 1 ms of CPU per wake-up, which is the thing to find first.
+        // Both Debezium loops (the replication stream's and the engine's queue) wait this long when they find
+        // nothing or less than a batch: at 10 ms that is CDC's p50 (14 ms at 1,000 events/s, the engine alone 13;
+        // 7 ms at 2). Not lowered: the queue's wait busy-loops the last sub-millisecond of every interval, so an
+        // idle relay's JVM burns 34 % of a core at 2 ms, 19 % at 5, 10 % at 10 (docs/cdc-mode.md, "Latency").
         p.put("poll.interval.ms", "10");
         p.put("status.update.interval.ms", "1000");
         p.put("record.processing.threads", "1");
