@@ -7,9 +7,10 @@ import java.util.Map;
 import java.util.OptionalDouble;
 
 /**
- * CPU per event of every contender against the floors, all measured during the same backlog drain: the
- * contender's JVM and its database sessions (walsender included), next to the raw producer (K's run), the two
- * floors (fetch + producer, engine + producer) and what the writers' sessions spent per inserted row.
+ * CPU per event of every contender against the floors, all measured at the curve's 5,000 events/s point: the
+ * contender's JVM and its database sessions (walsender included), next to the raw producer (K's run, flat out),
+ * the two floors (fetch + producer, engine + producer) and what the writers' sessions spent per inserted row
+ * while the backlogs were written.
  */
 final class Costs {
 

@@ -31,7 +31,7 @@ final class ScenarioRunner {
     enum Role {
         /** The relay: drain, the latency curve, the steady state and the full-load phases. */
         RELAY,
-        /** A baseline a user would write: the drain only. */
+        /** A baseline a user would write: the drain and the 5,000/s point where the cost is measured. */
         BASELINE,
         /**
          * A floor (the unavoidable parts without the relay): the drain and the latency curve. Floors may skip a
@@ -170,7 +170,7 @@ final class ScenarioRunner {
 
     /**
      * Waits until no unsent row is left: a contender acknowledges a batch in the table after the consumer may
-     * already have read it, and that work belongs to the drain's cost.
+     * already have read it, and that work belongs to the cost of the events just measured.
      */
     private static void awaitSettled(TestDatabase db, String name) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -186,17 +186,18 @@ final class ScenarioRunner {
                 Thread.sleep(10);
             }
         }
-        LOG.warn("[{}] rows still unsent 30 s after the drain; its CPU figure misses their acknowledgement", name);
+        LOG.warn("[{}] rows still unsent after 30 s; its CPU figure misses their acknowledgement", name);
     }
+
+    /** The contender JVM's CPU (% of one core) during the last quiet spell, NaN when unknown. */
+    private double lastQuietCpu = Double.NaN;
 
     /**
      * The latency curve the users feel: one writer committing 10-row transactions at fixed loads, from idle (one
-     * transaction a second) to 5,000 events/s, each for {@link BenchConfig#latencyPhase()}, the relay caught up
-     * before each point.
+     * transaction a second) to 5,000 events/s (where the cost is measured), then 100-row transactions at half the
+     * contender's drain rate, then 1,000/s again after a quiet spell; each for {@link BenchConfig#latencyPhase()},
+     * the contender caught up before each point.
      */
-    /** The relay JVM's CPU (% of one core) during the last quiet spell, NaN when unknown. */
-    private double lastQuietCpu = Double.NaN;
-
     private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, OptionalLong pid,
                                                     double drainRate, Costing costing)
             throws InterruptedException, SQLException {
