@@ -24,11 +24,12 @@ import picocli.CommandLine.Option;
 @Command(name = "outbox-bench", mixinStandardHelpOptions = true, sortOptions = false,
         version = "outbox-bench 0.1.0-SNAPSHOT",
         description = {
-            "Measures the relay (poll and cdc, each marking or deleting) against a naive poller,",
-            "a batched poller, stock Debezium, the floors (fetch + producer, engine + producer)",
-            "and the ceilings (raw Kafka producer K, writer insert rate I) on one machine:",
-            "drain, latency at fixed loads, CPU per event. It runs its own PostgreSQL and Kafka",
-            "broker. A consumer checks every scenario: a lost event fails the run.",
+            "Measures the relay (poll and cdc, each marking or deleting) against a naive",
+            "poller, a batched poller, stock Debezium, the floors (fetch + producer,",
+            "engine + producer) and the ceilings (raw Kafka producer K, writer insert",
+            "rate I) on one machine: drain, latency at fixed loads, CPU per event.",
+            "It runs its own PostgreSQL and Kafka broker. A consumer checks every",
+            "scenario: a lost event fails the run.",
             "Result: stdout and bench/results/<date>-<mode>.md."},
         footer = {"", "Examples:",
             "  java -jar bench/target/outbox-bench.jar --quick      # about 10 minutes",
@@ -56,7 +57,8 @@ public final class BenchMain implements Callable<Integer> {
     private Path relayJar;
 
     @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m -Xms64m -Xmn48m -XX:+UseSerialGC",
-            description = "JVM options of the relay subprocess (default: ${DEFAULT-VALUE}).")
+            description = "JVM options of the relay subprocess and of the floors (default: ${DEFAULT-VALUE});"
+                    + " the baselines run with the JVM's defaults.")
     private String relayJvmOpts;
 
     @Option(names = "--relay-args", paramLabel = "ARGS",

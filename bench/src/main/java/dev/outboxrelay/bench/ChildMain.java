@@ -20,9 +20,9 @@ public final class ChildMain {
     /** The table name of a child contender. */
     static String name(String slug) {
         return switch (slug) {
-            case "naive" -> "naive poller";
-            case "batched" -> "batched poller";
-            case "debezium" -> "stock Debezium";
+            case "naive" -> PollerBaseline.NAIVE;
+            case "batched" -> PollerBaseline.BATCHED;
+            case "debezium" -> StockDebezium.NAME;
             case "floor-poll" -> FloorPoller.NAME;
             case "floor-cdc" -> FloorDebezium.NAME;
             default -> throw new IllegalArgumentException("unknown child contender " + slug);

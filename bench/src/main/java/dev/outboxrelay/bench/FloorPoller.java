@@ -79,11 +79,6 @@ final class FloorPoller extends LoopContender {
 
     @Override
     void release() {
-        producer.close();
-        try {
-            connection.close();
-        } catch (SQLException ignored) {
-            // closing anyway
-        }
+        closeAll(producer, connection);
     }
 }

@@ -31,6 +31,17 @@ abstract class LoopContender implements Contender {
     /** Closes what {@link #prepare()} and the constructor opened; called once the loop ended. */
     abstract void release();
 
+    /** Closes each of {@code resources} in turn; a failure to close one does not keep the next open. */
+    static void closeAll(AutoCloseable... resources) {
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception ignored) {
+                // closing anyway
+            }
+        }
+    }
+
     final boolean running() {
         return !stop;
     }

@@ -30,6 +30,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class PollerBaseline extends LoopContender {
 
+    static final String NAIVE = "naive poller";
+    static final String BATCHED = "batched poller";
+
     private final int claim;
     private final Connection connection;
     private final KafkaProducer<String, String> producer;
@@ -49,12 +52,12 @@ final class PollerBaseline extends LoopContender {
 
     static PollerBaseline naive(String jdbcUrl, String user, String password, String bootstrap, String topic)
             throws SQLException {
-        return new PollerBaseline("naive poller", 1, jdbcUrl, user, password, bootstrap, topic);
+        return new PollerBaseline(NAIVE, 1, jdbcUrl, user, password, bootstrap, topic);
     }
 
     static PollerBaseline batched(String jdbcUrl, String user, String password, String bootstrap, String topic)
             throws SQLException {
-        return new PollerBaseline("batched poller", 1000, jdbcUrl, user, password, bootstrap, topic);
+        return new PollerBaseline(BATCHED, 1000, jdbcUrl, user, password, bootstrap, topic);
     }
 
     @Override
@@ -107,11 +110,6 @@ final class PollerBaseline extends LoopContender {
 
     @Override
     void release() {
-        producer.close();
-        try {
-            connection.close();
-        } catch (SQLException ignored) {
-            // closing anyway
-        }
+        closeAll(producer, connection);
     }
 }

@@ -120,7 +120,7 @@ final class ScenarioRunner {
                         String.format("%.2f", drain.seconds()), Math.round(drain.rate()));
                 Costing costing = new Costing(db, contender.pid(), marksRows(slug, role));
                 if (role != Role.BASELINE) {
-                    curve = latencyCurve(rx, load, name, contender.pid(), drain.rate(), costing);
+                    curve = latencyCurve(rx, load, name, drain.rate(), costing);
                     quietCpu = lastQuietCpu;
                 } else if (cap == null) {
                     curve = List.of(latencyPoint(rx, load, name, COST_RATE, COST_LABEL, LATENCY_TX_ROWS, costing));
@@ -198,8 +198,8 @@ final class ScenarioRunner {
      * contender's drain rate, then 1,000/s again after a quiet spell; each for {@link BenchConfig#latencyPhase()},
      * the contender caught up before each point.
      */
-    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, OptionalLong pid,
-                                                    double drainRate, Costing costing)
+    private List<Outcome.LatencyPoint> latencyCurve(Receiver rx, OutboxLoad load, String name, double drainRate,
+                                                    Costing costing)
             throws InterruptedException, SQLException {
         List<Outcome.LatencyPoint> points = new ArrayList<>();
         for (double rate : LATENCY_RATES) {
@@ -212,6 +212,7 @@ final class ScenarioRunner {
         points.add(latencyPoint(rx, load, name, drainRate / 2, HALF_DRAIN, OutboxLoad.TX_ROWS, null));
         // The same load again after nothing was written for a while: does the relay wake as fast as it runs?
         require(rx.awaitDistinct(load.committed(), WAIT), name + " did not catch up before the quiet spell");
+        OptionalLong pid = costing.pid();
         long cpuBefore = pid.isPresent() ? CpuMeter.cpuNanos(pid.getAsLong()) : 0;
         long quietStart = System.nanoTime();
         Thread.sleep(config.quietSpell().toMillis());

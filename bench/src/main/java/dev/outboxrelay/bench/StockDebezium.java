@@ -24,6 +24,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class StockDebezium extends EngineContender<ChangeEvent<String, String>> {
 
+    static final String NAME = "stock Debezium";
+
     /** The publication stock Debezium reads: the whole outbox table, as Debezium would create it itself. */
     static final String PUBLICATION = "bench_debezium_pub";
 
@@ -33,7 +35,7 @@ final class StockDebezium extends EngineContender<ChangeEvent<String, String>> {
 
     StockDebezium(String host, int port, String database, String user, String password, String bootstrap,
                   String topic) throws IOException {
-        super("stock Debezium");
+        super(NAME);
         this.topic = topic;
         props.setProperty("name", "bench-debezium");
         connectTo(props, host, port, database, user, password);
