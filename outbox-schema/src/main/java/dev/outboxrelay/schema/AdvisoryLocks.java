@@ -17,6 +17,10 @@ import java.sql.SQLException;
  *       mode. A second relay of either mode on the same table stands by until the holder's session ends (stop,
  *       crash, kill -9, lost connection). The holder's session carries its {@link #instanceName} as
  *       {@code application_name}, which is how {@code status} tells who holds it.</li>
+ *   <li>{@link #SHARD}: session-scoped, on one key-hash shard of the outbox table, held by the Kafka Connect task
+ *       that reads it, together with the table's relay lock taken <em>shared</em>: the tasks of a connector run side
+ *       by side, a daemon (which takes the relay lock exclusively) cannot run beside them, and a second task for
+ *       the same shard (a task moved off a worker that still runs) waits until the first one's session ends.</li>
  * </ul>
  */
 public final class AdvisoryLocks {
@@ -37,6 +41,9 @@ public final class AdvisoryLocks {
             return slash < 0 ? "relay" : applicationName.substring(slash + 1);
         }
     }
+
+    /** The Connect tasks' shard lock namespace (second key: {@code schema.table#index/count}). */
+    public static final String SHARD = "outbox-relay-shard";
 
     private static final String KEYS = "(hashtext('" + RELAY + "')::bigint & 4294967295)";
 
@@ -111,6 +118,32 @@ public final class AdvisoryLocks {
             ps.setString(2, table.toString());
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
+    /**
+     * Tries to take {@code table}'s relay lock shared and the lock of shard {@code index} of {@code count} exclusively,
+     * on this session; true when it holds both now. Releases what it took when it cannot have both.
+     */
+    public static boolean tryShardLocks(Connection c, OutboxTable table, int index, int count) throws SQLException {
+        if (!bool(c, "SELECT pg_try_advisory_lock_shared(hashtext('" + RELAY + "'), hashtext(?))", table.toString())) {
+            return false;
+        }
+        if (bool(c, "SELECT pg_try_advisory_lock(hashtext('" + SHARD + "'), hashtext(?))",
+                table + "#" + index + "/" + count)) {
+            return true;
+        }
+        bool(c, "SELECT pg_advisory_unlock_shared(hashtext('" + RELAY + "'), hashtext(?))", table.toString());
+        return false;
+    }
+
+    private static boolean bool(Connection c, String sql, String arg) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, arg);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
             }
         }
     }

@@ -111,6 +111,17 @@ public final class OutboxSql {
      *                              ({@code --on-poison block})
      */
     public String fetchUnsent(boolean behindLiveDeadLetters) {
+        return fetchUnsent(behindLiveDeadLetters, false);
+    }
+
+    /**
+     * {@link #fetchUnsent(boolean)}, with {@code sharded} only the rows of one key-hash shard: two more parameters
+     * after the parked keys, the shard count and this shard's index. A key's shard is
+     * {@code hashtextextended(aggregate_id, 0)} (non-negative) modulo the count, PostgreSQL's own stable hash (the one
+     * hash partitioning builds on), so every aggregate belongs to exactly one shard whatever reads it.
+     */
+    public String fetchUnsent(boolean behindLiveDeadLetters, boolean sharded) {
+        String shard = sharded ? " AND " + shardOf(layout.ref("o", TableLayout.Column.AGGREGATE_ID)) + " = ?" : "";
         String blocked = behindLiveDeadLetters
                 ? " AND NOT EXISTS (SELECT 1 FROM " + t + " d WHERE " + liveDeadLetter("d")
                         + " AND " + layout.ref("d", TableLayout.Column.AGGREGATE_ID) + " = "
@@ -120,7 +131,12 @@ public final class OutboxSql {
                 + withinBytes(unsent("o")
                 + " AND (o.seq = ANY(?::bigint[])) IS NOT TRUE AND o.seq >= ?"
                 + " AND (" + layout.ref("o", TableLayout.Column.AGGREGATE_ID) + " = ANY(?::text[])) IS NOT TRUE"
-                + blocked);
+                + shard + blocked);
+    }
+
+    /** The shard of a key expression: its stable hash, made non-negative, modulo a parameter (the shard count). */
+    public static String shardOf(String keyExpression) {
+        return "((pg_catalog.hashtextextended(" + keyExpression + ", 0) & 9223372036854775807) % ?)";
     }
 
     /**

@@ -38,6 +38,16 @@ class OutboxSqlTest {
     }
 
     @Test
+    void aShardedFetchReadsOneKeyHashShardWithTwoMoreParameters() {
+        OutboxSql sql = OutboxSql.forTable(OutboxTable.parse("app.events"));
+        String sharded = sql.fetchUnsent(false, true);
+        assertThat(sharded).contains("IS NOT TRUE AND ((pg_catalog.hashtextextended(o.\"aggregate_id\", 0)"
+                + " & 9223372036854775807) % ?) = ?");
+        assertThat(sharded.chars().filter(ch -> ch == '?').count())
+                .isEqualTo(sql.fetchUnsent(false).chars().filter(ch -> ch == '?').count() + 2);
+    }
+
+    @Test
     void aMappedTableIsReadUnderTheRelaysNames() {
         OutboxSql sql = OutboxSql.forTable(OutboxTable.parse("app.events").withLayout(TableLayout.DEBEZIUM
                 .with("aggregate-id=order_id,created-at=written_at")));

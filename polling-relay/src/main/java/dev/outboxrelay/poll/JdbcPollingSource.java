@@ -21,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
@@ -249,7 +248,7 @@ final class JdbcPollingSource implements PollingSource {
                         more = false;
                         continue;
                     }
-                    List<Item> items = items(rows);
+                    List<Item> items = JdbcUnsentRows.items(rows);
                     long bytes = items.stream().mapToLong(Item::bytes).sum();
                     boolean cutByBytes = rows.size() < limit && bytes >= batchBytes / 2;
                     more = rows.size() == limit || cutByBytes;
@@ -288,15 +287,6 @@ final class JdbcPollingSource implements PollingSource {
             m.close();
             throw e;
         }
-    }
-
-    private static List<Item> items(List<OutboxRow> rows) {
-        List<Item> items = new ArrayList<>(rows.size());
-        for (OutboxRow r : rows) {
-            items.add(Item.fromColumns(r.id(), r.aggregateType(), r.aggregateId(), r.eventType(), r.payload(),
-                    r.headers(), r.createdAt(), r.columns()));
-        }
-        return items;
     }
 
     private static void awaitSettled(InFlight batch, long millis) throws InterruptedException {

@@ -39,10 +39,19 @@ final class OutboxQueries {
     private final String fetchSql;
     private final String lowestPendingSql;
 
+    /** The shard the fetch reads ({@code [index, count]}), or null for the whole table. */
+    private final int[] shard;
+
     OutboxQueries(OutboxTable table, OnPoison onPoison) {
+        this(table, onPoison, null);
+    }
+
+    /** Queries whose fetch reads only key-hash shard {@code shard[0]} of {@code shard[1]} (null: every row). */
+    OutboxQueries(OutboxTable table, OnPoison onPoison, int[] shard) {
         this.table = table;
+        this.shard = shard == null ? null : shard.clone();
         OutboxSql sql = OutboxSql.forTable(table);
-        this.fetchSql = sql.fetchUnsent(onPoison == OnPoison.BLOCK);
+        this.fetchSql = sql.fetchUnsent(onPoison == OnPoison.BLOCK, shard != null);
         this.lowestPendingSql = sql.lowestPending();
     }
 
@@ -147,8 +156,13 @@ final class OutboxQueries {
         fetch.setArray(1, fetch.getConnection().unwrap(PGConnection.class).createArrayOf("int8", excluded));
         fetch.setLong(2, floor);
         fetch.setArray(3, fetch.getConnection().createArrayOf("text", parkedKeys));
-        fetch.setInt(4, limit);
-        fetch.setLong(5, maxBytes);
+        int next = 4;
+        if (shard != null) {
+            fetch.setInt(next++, shard[1]);
+            fetch.setInt(next++, shard[0]);
+        }
+        fetch.setInt(next++, limit);
+        fetch.setLong(next, maxBytes);
         List<OutboxRow> rows = new ArrayList<>(limit);
         try (ResultSet rs = fetch.executeQuery()) {
             while (rs.next()) {

@@ -14,8 +14,10 @@ public final class ConfigSources {
     private final Map<String, String> flags;
     private final Map<String, Map<String, String>> passthroughFlags;
     private final Map<String, String> environment;
+    private final Map<String, String> connectorConfig;
 
     private ConfigSources(Builder b) {
+        this.connectorConfig = Map.copyOf(b.connectorConfig);
         this.flags = Map.copyOf(b.flags);
         Map<String, Map<String, String>> pt = new LinkedHashMap<>();
         b.passthroughFlags.forEach((k, v) -> pt.put(k, Map.copyOf(v)));
@@ -41,11 +43,17 @@ public final class ConfigSources {
         return environment;
     }
 
+    /** Option name to the text a Kafka Connect connector's configuration gives. */
+    public Map<String, String> connectorConfig() {
+        return connectorConfig;
+    }
+
     /** Collects raw inputs. */
     public static final class Builder {
         private final Map<String, String> flags = new LinkedHashMap<>();
         private final Map<String, Map<String, String>> passthroughFlags = new LinkedHashMap<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
+        private final Map<String, String> connectorConfig = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -65,6 +73,15 @@ public final class ConfigSources {
         /** The process environment (or a test's stand-in); only {@code RELAY_*} variables are read. */
         public Builder environment(Map<String, String> env) {
             environment.putAll(env);
+            return this;
+        }
+
+        /**
+         * A Kafka Connect connector's configuration, keyed by option name: the only source of a connector (no
+         * flags, environment or file), which also carries secrets (Connect masks {@code PASSWORD} values).
+         */
+        public Builder connectorConfig(Map<String, String> config) {
+            connectorConfig.putAll(config);
             return this;
         }
 

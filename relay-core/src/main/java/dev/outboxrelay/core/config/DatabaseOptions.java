@@ -144,7 +144,16 @@ public final class DatabaseOptions {
     }
 
     private static void noPasswordInUrlFlag(RelayConfig config, List<String> problems) {
-        if (config.source(DB_URL).orElse(null) != ValueSource.COMMAND_LINE || config.find(DB_URL).isEmpty()) {
+        ValueSource source = config.source(DB_URL).orElse(null);
+        if (source == ValueSource.CONNECTOR_CONFIG && config.find(DB_URL).isPresent()) {
+            // Connect shows a connector's plain keys to anyone who may read its config over REST.
+            JdbcUrls.secretParameters(config.get(DB_URL)).stream().findFirst().ifPresent(n -> problems.add(
+                    DB_URL.name() + ": '" + n + "' in the URL is not accepted, Connect shows the URL to everyone who"
+                            + " can read the connector's configuration; use " + DB_PASSWORD.name()
+                            + " (a PASSWORD) and the worker's config providers"));
+            return;
+        }
+        if (source != ValueSource.COMMAND_LINE || config.find(DB_URL).isEmpty()) {
             return;
         }
         List<String> secrets = JdbcUrls.secretParameters(config.get(DB_URL));

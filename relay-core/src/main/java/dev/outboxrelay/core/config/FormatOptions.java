@@ -101,7 +101,7 @@ public final class FormatOptions {
     }
 
     /** The Debezium settings are consistent, and set only with the format that uses them. */
-    static void check(RelayConfig config, List<String> problems) {
+    public static void check(RelayConfig config, List<String> problems) {
         if (!extraColumns(config, problems)) {
             return;
         }

@@ -33,6 +33,8 @@ final class Resolver {
     RelayConfig resolve() {
         sources.flags().keySet().stream().filter(n -> spec.option(n).isEmpty())
                 .forEach(n -> problems.add("--" + n + ": unknown option"));
+        sources.connectorConfig().keySet().stream().filter(n -> spec.option(n).isEmpty())
+                .forEach(n -> problems.add(n + ": unknown option"));
         sources.passthroughFlags().forEach((prefix, props) -> {
             if (spec.passthrough(prefix).isEmpty()) {
                 props.keySet().forEach(k -> problems.add("--" + prefix + "." + k + ": unknown option"));
@@ -114,7 +116,12 @@ final class Resolver {
         String text;
         ValueSource source;
         String where;
-        if (flag != null) {
+        String connector = sources.connectorConfig().get(option.name());
+        if (connector != null) {
+            text = connector;
+            source = ValueSource.CONNECTOR_CONFIG;
+            where = option.name();
+        } else if (flag != null) {
             text = flag;
             source = ValueSource.COMMAND_LINE;
             where = option.flag();

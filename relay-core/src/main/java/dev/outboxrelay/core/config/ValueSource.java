@@ -4,6 +4,11 @@ package dev.outboxrelay.core.config;
 public enum ValueSource {
     /** {@code --option value} on the command line. */
     COMMAND_LINE("command line"),
+    /**
+     * A key of a Kafka Connect connector's configuration (the connector runs the same options; secret ones arrive
+     * here too, typically resolved by one of the worker's config providers).
+     */
+    CONNECTOR_CONFIG("connector config"),
     /** {@code RELAY_OPTION} in the environment. */
     ENVIRONMENT("environment"),
     /** A key in the {@code --config} properties file. */
