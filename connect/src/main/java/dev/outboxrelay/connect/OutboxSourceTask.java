@@ -98,7 +98,7 @@ public final class OutboxSourceTask extends SourceTask {
         standbyInterval = config.get(InstanceOptions.STANDBY_INTERVAL);
         exactlyOnce = "required".equalsIgnoreCase(props.get("exactly.once.support"));
         instance = AdvisoryLocks.instanceName(config.get(InstanceOptions.RELAY_NAME), "connect-" + shard.index());
-        partition = Map.of("table", table.toString(), "shard", shard.toString());
+        partition = Records.partition(table, shard);
         databaseBackoff = Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(30));
         rows = RowStore.jdbc(Acknowledger.forTable(table, onPublish), this::markingSession);
         if (!"all".equals(props.get("errors.tolerance"))) {
@@ -194,6 +194,9 @@ public final class OutboxSourceTask extends SourceTask {
     private void markCommittedBefore() throws InterruptedException {
         Map<String, Object> offset = context.offsetStorageReader().offset(partition);
         Object unmarked = offset == null ? null : offset.get(Records.UNMARKED);
+        if (offset == null) {
+            LOG.info("No committed position for shard {} of {} yet", shard, table);
+        }
         if (unmarked instanceof String s && !s.isEmpty()) {
             List<UUID> ids = new ArrayList<>();
             for (String id : s.split(",")) {

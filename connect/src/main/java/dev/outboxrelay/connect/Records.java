@@ -26,6 +26,15 @@ final class Records {
     private Records() {
     }
 
+    /**
+     * The source partition of a task: its table and shard, in a fixed key order. Connect stores offsets under the
+     * serialized map, and {@code Map.of}'s iteration order differs from one JVM to the next: a task moved to another
+     * worker did not find its predecessor's position (seen as duplicates under exactly-once).
+     */
+    static Map<String, String> partition(Object table, Object shard) {
+        return new java.util.TreeMap<>(Map.of("table", table.toString(), "shard", shard.toString()));
+    }
+
     static SourceRecord of(ProducerRecord<byte[], byte[]> record, Map<String, ?> partition, Map<String, ?> offset) {
         ConnectHeaders headers = new ConnectHeaders();
         for (Header h : record.headers()) {

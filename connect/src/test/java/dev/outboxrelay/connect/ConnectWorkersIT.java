@@ -3,8 +3,6 @@ package dev.outboxrelay.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.schema.OutboxSchema;
-import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.ConnectWorker;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
@@ -19,7 +17,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -39,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConnectWorkersIT {
 
-    static final Path PLUGIN_PATH = Path.of("target", "plugin");
+    private static final Path PLUGIN_PATH = Connectors.PLUGIN_PATH;
     private static final String CONNECTOR = "outbox";
     private static final int TASKS = 4;
     private static final int KEYS = 200;
@@ -56,10 +53,7 @@ class ConnectWorkersIT {
     @BeforeAll
     static void startWorkers() throws Exception {
         assertThat(PLUGIN_PATH.resolve("outbox-relay-connect")).as("the plugin is built in package").isDirectory();
-        database = TestPostgres.shared().createDatabase("connect");
-        try (Connection c = database.connect()) {
-            OutboxSchema.migrator(OutboxTable.parse("public.outbox"), OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
-        }
+        database = Connectors.migrated(TestPostgres.shared().createDatabase("connect"));
         kafka = TestKafka.shared();
         prefix = "connect-" + UUID.randomUUID().toString().substring(0, 8);
         kafka.createTopic(prefix + ".Stream", 4);
@@ -71,21 +65,9 @@ class ConnectWorkersIT {
     }
 
     static Map<String, String> connectorConfig() {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("connector.class", OutboxSourceConnector.class.getName());
-        c.put("tasks.max", Integer.toString(TASKS));
-        c.put("key.converter", OutboxSourceConnector.BYTE_ARRAY);
-        c.put("value.converter", OutboxSourceConnector.BYTE_ARRAY);
-        c.put("header.converter", OutboxSourceConnector.BYTE_ARRAY);
-        c.put("errors.tolerance", "all");
-        c.put("db-url", database.jdbcUrl());
-        c.put("db-user", database.relayUser());
-        c.put("db-password", database.relayPassword());
-        c.put("topic-template", prefix + ".${aggregateType}");
+        Map<String, String> c = Connectors.config(database, prefix, TASKS);
         c.put("batch-size", Integer.toString(BATCH_SIZE));
         c.put("pipeline-depth", Integer.toString(PIPELINE_DEPTH));
-        c.put("poll-interval", "200ms");
-        c.put("standby-interval", "500ms");
         return c;
     }
 
@@ -144,6 +126,7 @@ class ConnectWorkersIT {
         List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(prefix + ".Stream", new HashSet<>(expected),
                 Duration.ofMinutes(3));
         DeliveryReport report = DeliveryReport.of(records, expected);
+        System.out.println("Two workers, one killed: " + report);
         assertThat(report.nothingLost()).as("%s", report).isTrue();
         assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
         // The documented bound: what the killed worker's tasks had in flight (published, not marked yet).

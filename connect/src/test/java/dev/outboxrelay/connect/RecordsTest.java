@@ -31,4 +31,14 @@ class RecordsTest {
                 r.headers().lastWithName("id").value())).isEqualTo("e-1".getBytes(StandardCharsets.UTF_8));
         assertThat(r.headers().size()).isEqualTo(2);
     }
+
+    @Test
+    void thePartitionSerializesTheSameInEveryJvm() {
+        org.apache.kafka.connect.json.JsonConverter json = new org.apache.kafka.connect.json.JsonConverter();
+        json.configure(Map.of("schemas.enable", "false"), true);
+        byte[] key = json.fromConnectData("offsets", null, java.util.List.of("outbox",
+                Records.partition("public.outbox", "1/4")));
+        assertThat(new String(key, StandardCharsets.UTF_8))
+                .isEqualTo("[\"outbox\",{\"shard\":\"1/4\",\"table\":\"public.outbox\"}]");
+    }
 }
