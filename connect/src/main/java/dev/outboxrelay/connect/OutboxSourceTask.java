@@ -274,8 +274,8 @@ public final class OutboxSourceTask extends SourceTask {
         List<Failure> failures = new ArrayList<>();
         for (InFlight.Settled s : outcomes) {
             if (!s.delivered()) {
-                failures.add(new Failure(s.id(), "not delivered by Kafka Connect (a send or conversion failure that"
-                        + " errors.tolerance=all skipped; see the worker's log)"));
+                failures.add(new Failure(s.id(), "not delivered by Kafka Connect: a send or conversion failure that"
+                        + " errors.tolerance=all skipped (errors.log.enable=true logs why)"));
                 parking.park(s.key(), KeyParking.Reason.ROW_RETRY, "not delivered");
             } else if (!parking.isParked(s.key())) {
                 acked.add(s.id());
@@ -288,8 +288,9 @@ public final class OutboxSourceTask extends SourceTask {
         if (dead.isEmpty()) {
             return;
         }
+        java.util.Set<UUID> logged = new java.util.HashSet<>();
         for (Failure f : failures) {
-            if (dead.contains(f.id())) {
+            if (dead.contains(f.id()) && logged.add(f.id())) {
                 LOG.warn("Event {} was dead-lettered after {} attempt(s): {}", f.id(), maxAttempts, f.reason());
             }
         }

@@ -68,6 +68,7 @@ class ConnectWorkersIT {
         Map<String, String> c = Connectors.config(database, prefix, TASKS);
         c.put("batch-size", Integer.toString(BATCH_SIZE));
         c.put("pipeline-depth", Integer.toString(PIPELINE_DEPTH));
+        c.put("max-attempts", "2");
         return c;
     }
 
@@ -110,6 +111,32 @@ class ConnectWorkersIT {
 
     @Test
     @Order(2)
+    void aBadRowIsDeadLetteredOnItsOwnAndTheRestFlows() throws Exception {
+        OutboxWriter writer = new OutboxWriter(database, "public.outbox");
+        // Routed to an illegal topic name: malformed, dead-lettered at once. Larger than the worker producer's
+        // max.request.size: Kafka refuses it, errors.tolerance=all hands it back, and after max-attempts (2) it is
+        // a dead letter too. Neither holds back other keys.
+        List<String> malformed = writer.insert(List.of(Row.of("Bad Type!", "bad-1", 1)));
+        String big = "{\"blob\": \"" + "x".repeat(1_200_000) + "\"}";
+        List<String> tooLarge = writer.insert(List.of(new Row(UUID.randomUUID(), "Fail", "big-1", "Happened", big,
+                null)));
+        List<String> fine = writer.insert(List.of(Row.of("Fail", "ok-1", 1), Row.of("Fail", "ok-2", 1)));
+        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(prefix + ".Fail", new HashSet<>(fine),
+                Duration.ofSeconds(60));
+        assertThat(records).extracting(ReadRecord::id).containsAll(fine).doesNotContainAnyElementsOf(tooLarge);
+        await().atMost(Duration.ofSeconds(60)).until(() -> database.queryLong("SELECT count(*) FROM outbox"
+                + " WHERE dead_lettered_at IS NOT NULL") == 2);
+        assertThat(database.queryString("SELECT last_error FROM outbox WHERE id = '" + malformed.get(0) + "'"))
+                .contains("gives an illegal Kafka topic name");
+        assertThat(database.queryLong("SELECT attempts FROM outbox WHERE id = '" + tooLarge.get(0) + "'"))
+                .isEqualTo(2);
+        assertThat(database.queryString("SELECT last_error FROM outbox WHERE id = '" + tooLarge.get(0) + "'"))
+                .contains("not delivered by Kafka Connect");
+        database.execute("DELETE FROM outbox WHERE dead_lettered_at IS NOT NULL"); // the next test counts unsent rows
+    }
+
+    @Test
+    @Order(3)
     void fiftyThousandEventsWhileAWorkerIsKilled() throws Exception {
         long sentBefore = sent();
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
