@@ -1,5 +1,6 @@
 package dev.outboxrelay.connect;
 
+import dev.outboxrelay.core.publish.ProducerSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ public final class OutboxSourceConnector extends SourceConnector {
     /** The converter every record must pass unchanged through, for keys, values and headers. */
     static final String BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter";
     static final List<String> CONVERTERS = List.of("key.converter", "value.converter", "header.converter");
+    private static final String PRODUCER_OVERRIDE = "producer.override.";
 
     private Map<String, String> props;
 
@@ -126,6 +128,15 @@ public final class OutboxSourceConnector extends SourceConnector {
                         + (props.get(key) == null ? "not set" : props.get(key)));
             }
         }
+        // The worker's producer publishes: the connector cannot see the worker's settings (keep Kafka's defaults,
+        // acks=all and idempotence), but it refuses overrides of its own that would weaken delivery.
+        Map<String, String> overrides = new java.util.TreeMap<>();
+        props.forEach((k, v) -> {
+            if (k.startsWith(PRODUCER_OVERRIDE) && v != null) {
+                overrides.put(k.substring(PRODUCER_OVERRIDE.length()), v);
+            }
+        });
+        problems.addAll(ProducerSettings.deliveryProblems(PRODUCER_OVERRIDE, overrides));
         String boundary = props.get("transaction.boundary");
         if ("required".equalsIgnoreCase(props.get("exactly.once.support")) && boundary != null
                 && !"poll".equalsIgnoreCase(boundary)) {

@@ -56,6 +56,18 @@ class OutboxSourceConnectorTest {
     }
 
     @Test
+    void refusesProducerOverridesThatWeakenDelivery() {
+        Map<String, String> props = valid();
+        props.put("producer.override.acks", "1");
+        props.put("producer.override.enable.idempotence", "false");
+        props.put("producer.override.linger.ms", "10");
+        assertThat(OutboxSourceConnector.connectorProblems(props)).containsExactly(
+                "producer.override.acks=1 weakens delivery: the relay requires acks=all",
+                "producer.override.enable.idempotence=false weakens delivery: the relay requires the idempotent"
+                        + " producer");
+    }
+
+    @Test
     void exactlyOnceNeedsOneTransactionPerPoll() {
         Map<String, String> props = valid();
         props.put("exactly.once.support", "required");

@@ -54,7 +54,27 @@ public final class ConnectWorker implements AutoCloseable {
      */
     public static ConnectWorker start(String name, String bootstrap, String group, Path pluginPath,
                                       Map<String, String> overrides) throws IOException, InterruptedException {
-        Path dir = Path.of("target", "it-logs");
+        return start(name, bootstrap, group, pluginPath, overrides, Path.of("target", "it-logs"), workerClasspath(),
+                TEST_JVM_OPTIONS);
+    }
+
+    /** JVM options of the test workers: a small heap, several of them share a CI machine. */
+    public static final List<String> TEST_JVM_OPTIONS = List.of("-Xms64m", "-Xmx512m");
+
+    /**
+     * {@code connect-distributed.sh}'s defaults: KAFKA_HEAP_OPTS and the G1 part of KAFKA_JVM_PERFORMANCE_OPTS, as a
+     * worker runs in production.
+     */
+    public static final List<String> PRODUCTION_JVM_OPTIONS = List.of("-Xms256M", "-Xmx2G", "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent");
+
+    /**
+     * Starts a worker with its log and properties in {@code dir}, on {@code classpath} (which must hold
+     * connect-runtime and its dependencies, and not the plugin), with {@code jvmOptions}.
+     */
+    public static ConnectWorker start(String name, String bootstrap, String group, Path pluginPath,
+                                      Map<String, String> overrides, Path dir, String classpath,
+                                      List<String> jvmOptions) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path log = dir.resolve(name + ".log");
         int port;
@@ -74,9 +94,11 @@ public final class ConnectWorker implements AutoCloseable {
                 + "</appender><logger name=\"org.apache.kafka.clients\" level=\"WARN\"/>"
                 + "<logger name=\"org.apache.kafka.common\" level=\"WARN\"/>"
                 + "<root level=\"INFO\"><appender-ref ref=\"OUT\"/></root></configuration>");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xms64m", "-Xmx512m", "-Dlogback.configurationFile=" + logback.toAbsolutePath(),
-                "-cp", workerClasspath(), "org.apache.kafka.connect.cli.ConnectDistributed", config.toString()));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dlogback.configurationFile=" + logback.toAbsolutePath(), "-cp", classpath,
+                "org.apache.kafka.connect.cli.ConnectDistributed", config.toString()));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         ConnectWorker worker = new ConnectWorker(name, pb.start(), "http://127.0.0.1:" + port, log);
@@ -116,7 +138,7 @@ public final class ConnectWorker implements AutoCloseable {
      * The test's classpath without the project's classes and artifacts (they must come from the plugin): reactor
      * modules are their {@code target} directories or jars, installed ones live under {@code dev/outboxrelay}.
      */
-    static String workerClasspath() {
+    public static String workerClasspath() {
         return Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .filter(e -> !e.contains("/dev/outboxrelay/") && !e.contains("/target/") && !e.contains("/io/debezium/"))
                 .collect(Collectors.joining(java.io.File.pathSeparator));
@@ -201,9 +223,9 @@ public final class ConnectWorker implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The process id, for CPU and memory readings. */
-    public long pid() {
-        return process.pid();
+    /** The worker's process, for CPU and memory readings and signals. */
+    public Process process() {
+        return process;
     }
 
     public Path log() {

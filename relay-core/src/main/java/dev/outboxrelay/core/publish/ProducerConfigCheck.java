@@ -56,42 +56,70 @@ final class ProducerConfigCheck {
         return def.validator == null ? "expected " + type : "expected " + type + " " + def.validator;
     }
 
+    /**
+     * The delivery rules for producer settings made elsewhere (a Connect connector's {@code producer.override.*}),
+     * each named {@code prefix + key}; values Kafka cannot parse are left to the component that owns them.
+     */
+    static void checkDelivery(String prefix, String key, String value, List<String> problems) {
+        ConfigDef.ConfigKey def = DEFINITIONS.configKeys().get(key);
+        if (def == null) {
+            return;
+        }
+        try {
+            ConfigDef.parseType(key, value, def.type);
+        } catch (ConfigException e) {
+            return;
+        }
+        weakening(prefix, key, value.trim().toLowerCase(Locale.ROOT), value, problems);
+    }
+
     private static void weakening(String key, String v, String value, List<String> problems) {
+        weakening("kafka.", key, v, value, problems);
+        switch (key) {
+            case ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG ->
+                    problems.add("kafka." + key + " is set by the relay and cannot be overridden"
+                            + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? ": use --kafka-bootstrap" : ""));
+            default -> { }
+        }
+    }
+
+    /**
+     * The delivery rules alone (acks, idempotence, in-flight requests, retries, keyed partitioning) for a producer
+     * property written as {@code prefix + key}, e.g. a Connect connector's {@code producer.override.acks}.
+     */
+    private static void weakening(String prefix, String key, String v, String value, List<String> problems) {
         switch (key) {
             case ProducerConfig.ACKS_CONFIG -> {
                 if (!v.equals("all") && !v.equals("-1")) {
-                    problems.add("kafka.acks=" + value + " weakens delivery: the relay requires acks=all");
+                    problems.add(prefix + "acks=" + value + " weakens delivery: the relay requires acks=all");
                 }
             }
             case ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG -> {
                 if (!v.equals("true")) {
-                    problems.add("kafka.enable.idempotence=" + value
+                    problems.add(prefix + "enable.idempotence=" + value
                             + " weakens delivery: the relay requires the idempotent producer");
                 }
             }
             case ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION -> {
                 if (Integer.parseInt(v) > 5) {
-                    problems.add("kafka.max.in.flight.requests.per.connection=" + value
+                    problems.add(prefix + "max.in.flight.requests.per.connection=" + value
                             + " breaks per-key order with idempotence: use 1 to 5");
                 }
             }
             case ProducerConfig.RETRIES_CONFIG -> {
                 if (Integer.parseInt(v) < 1) {
-                    problems.add("kafka.retries=" + value + " weakens delivery: retries must be at least 1");
+                    problems.add(prefix + "retries=" + value + " weakens delivery: retries must be at least 1");
                 }
             }
-            case ProducerConfig.PARTITIONER_CLASS_CONFIG -> problems.add("kafka.partitioner.class=" + value
+            case ProducerConfig.PARTITIONER_CLASS_CONFIG -> problems.add(prefix + "partitioner.class=" + value
                     + " may ignore keys and break per-key order: the relay partitions by key with Kafka's default");
             case ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG -> {
                 if (v.equals("true")) {
-                    problems.add("kafka.partitioner.ignore.keys=true breaks per-key order:"
+                    problems.add(prefix + "partitioner.ignore.keys=true breaks per-key order:"
                             + " the relay partitions by key");
                 }
             }
-            case ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG ->
-                    problems.add("kafka." + key + " is set by the relay and cannot be overridden"
-                            + (key.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) ? ": use --kafka-bootstrap" : ""));
             default -> { }
         }
     }

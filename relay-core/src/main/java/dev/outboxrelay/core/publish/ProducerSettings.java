@@ -70,6 +70,17 @@ public final class ProducerSettings {
     }
 
     /**
+     * Producer settings made outside the relay (e.g. a Kafka Connect connector's {@code producer.override.*}, keys
+     * given without {@code prefix}) that would weaken delivery: acks other than all, idempotence off, more than five
+     * requests in flight, no retries, a partitioner that may ignore keys. One problem each, named {@code prefix + key}.
+     */
+    public static java.util.List<String> deliveryProblems(String prefix, Map<String, String> properties) {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        new java.util.TreeMap<>(properties).forEach((k, v) -> ProducerConfigCheck.checkDelivery(prefix, k, v, problems));
+        return problems;
+    }
+
+    /**
      * True for settings Kafka declares as passwords ({@code sasl.jaas.config}, {@code ssl.*.password}, …): the
      * relay takes them from the environment or a file, never from the command line.
      */
