@@ -22,7 +22,7 @@ final class Bench {
 
     /** Contender slugs in run order. */
     static final List<String> SLUGS = List.of("naive", "batched", "debezium", "floor-poll", "floor-cdc", "poll-mark",
-            "poll-delete", "cdc", "cdc-delete");
+            "poll-delete", "cdc", "cdc-delete", "connect");
 
     /** PostgreSQL settings on top of the test kit's (fsync and full_page_writes off, synchronous_commit on). */
     static final Map<String, String> PG_SETTINGS = Map.of(
@@ -39,9 +39,11 @@ final class Bench {
      * @param relayJvmOptions JVM options of the relay subprocess
      * @param only            slugs to run (all when empty)
      * @param command         the command line, for the result file
+     * @param connectPlugin   the connector's plugin directory ({@code plugin.path} of the {@code connect} contender's
+     *                        worker), null when not built
      */
     record Options(BenchConfig config, Path relayJar, List<String> relayJvmOptions, List<String> relayArgs,
-                   Set<String> only, String command) {
+                   Set<String> only, String command, Path connectPlugin) {
     }
 
     /** The bench's PostgreSQL: the test kit's server with {@link #PG_SETTINGS}. */
@@ -93,6 +95,12 @@ final class Bench {
                     + " JVM options " + KafkaProcess.JVM_OPTIONS + ", " + config.partitions()
                     + " partitions per topic, replication factor 1");
             notes.add("relay: " + options.relayJar() + " as a subprocess, JVM options " + options.relayJvmOptions());
+            if (options.only().isEmpty() || options.only().contains("connect")) {
+                notes.add("connect: one Kafka Connect " + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+                        + " worker (distributed mode) in its own JVM with connect-distributed.sh's JVM options "
+                        + dev.outboxrelay.testkit.ConnectWorker.PRODUCTION_JVM_OPTIONS + ", the plugin from "
+                        + options.connectPlugin() + ", tasks.max=1, the worker producer's defaults");
+            }
             notes.add("writer: " + config.writers() + " thread (warm-ups, backlogs and the stress phase: "
                     + config.fillThreads() + " threads), " + OutboxLoad.TX_ROWS + "-row transactions, "
                     + config.aggregates() + " aggregates, ~" + Payloads.json(123_456, Payloads.aggregateId(123)).length()
@@ -115,7 +123,10 @@ final class Bench {
                 }
                 ScenarioRunner.Role role = role(slug);
                 ScenarioRunner.ContenderFactory factory = switch (role) {
-                    case RELAY -> (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
+                    case RELAY -> slug.equals("connect") ? (db, topic) -> new ConnectContender(
+                            options.connectPlugin(), connectClasspath(), db, bootstrap, topic,
+                            logs.resolve(slug + ".log"))
+                            : (db, topic) -> new RelayProcess(relayMode(slug), options.relayJar(),
                             options.relayJvmOptions(), options.relayArgs(), db, bootstrap, topic,
                             logs.resolve(slug + ".log"));
                     // Baselines and floors run in their own JVM, so that their CPU and memory are measured the
@@ -168,6 +179,16 @@ final class Bench {
         } finally {
             db.drop();
         }
+    }
+
+    /**
+     * The Connect worker's classpath: this jar when run as {@code java -jar} (it holds connect-runtime, and not the
+     * connector, which comes from the plugin), else the test classpath without the project's own classes.
+     */
+    private static String connectClasspath() {
+        String cp = System.getProperty("java.class.path");
+        return !cp.contains(java.io.File.pathSeparator) && cp.endsWith(".jar") ? cp
+                : dev.outboxrelay.testkit.ConnectWorker.workerClasspath();
     }
 
     static ScenarioRunner.Role role(String slug) {

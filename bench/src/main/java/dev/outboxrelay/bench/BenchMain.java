@@ -52,6 +52,11 @@ public final class BenchMain implements Callable<Integer> {
                     + " poll-delete, cdc, cdc-delete.")
     private List<String> only = new ArrayList<>();
 
+    @Option(names = "--connect-plugin", paramLabel = "DIR",
+            description = "The connector's plugin directory for the connect contender (default:"
+                    + " connect/target/plugin next to this jar's module).")
+    private Path connectPlugin;
+
     @Option(names = "--relay-jar", paramLabel = "JAR",
             description = "The shaded relay jar (default: relay/target/outbox-relay.jar next to this jar's module).")
     private Path relayJar;
@@ -109,6 +114,14 @@ public final class BenchMain implements Callable<Integer> {
                     + "; build it with ./mvnw -B -o -pl bench -am package -DskipTests, or pass --relay-jar");
             return 2;
         }
+        Path plugin = connectPlugin != null ? connectPlugin : findConnectPlugin();
+        if ((selected.isEmpty() || selected.contains("connect"))
+                && (plugin == null || !Files.isDirectory(plugin.resolve("outbox-relay-connect")))) {
+            System.err.println("error: the connector's plugin directory not found" + (plugin == null ? ""
+                    : " at " + plugin) + "; build it with ./mvnw -B -o -pl bench,connect -am package -DskipTests,"
+                    + " pass --connect-plugin, or leave connect out with --only");
+            return 2;
+        }
         String command = commandLine();
         List<String> jvm = relayJvmOpts.isBlank() ? List.of() : Arrays.asList(relayJvmOpts.trim().split("\\s+"));
         if (steadyRate < 0) {
@@ -121,7 +134,8 @@ public final class BenchMain implements Callable<Integer> {
         }
         Bench.Options options = new Bench.Options(config,
                 jar.toAbsolutePath().normalize(), jvm,
-                relayArgs.isBlank() ? List.of() : Arrays.asList(relayArgs.trim().split("\\s+")), selected, command);
+                relayArgs.isBlank() ? List.of() : Arrays.asList(relayArgs.trim().split("\\s+")), selected, command,
+                plugin == null ? null : plugin.toAbsolutePath().normalize());
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);
         System.out.println(markdown);
@@ -185,6 +199,17 @@ public final class BenchMain implements Callable<Integer> {
         candidates.add(Path.of("..", "relay", "target", "outbox-relay.jar"));
         return candidates.stream().filter(Files::isRegularFile).findFirst().map(Path::normalize)
                 .orElse(null);
+    }
+
+    private static Path findConnectPlugin() {
+        List<Path> candidates = new ArrayList<>();
+        Path own = ownDir();
+        if (own != null) {
+            candidates.add(own.resolve("../../connect/target/plugin"));
+        }
+        candidates.add(Path.of("connect", "target", "plugin"));
+        candidates.add(Path.of("..", "connect", "target", "plugin"));
+        return candidates.stream().filter(Files::isDirectory).findFirst().map(Path::normalize).orElse(null);
     }
 
     private static Path findResultsDir() {

@@ -115,13 +115,6 @@ final class RelayProcess extends SubprocessContender {
         checkAlive();
     }
 
-    private void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
-        }
-    }
-
     @Override
     void stop() {
         try {

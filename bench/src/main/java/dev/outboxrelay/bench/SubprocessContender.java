@@ -30,6 +30,14 @@ abstract class SubprocessContender implements Contender {
         return peakRss < 0 ? OptionalLong.empty() : OptionalLong.of(peakRss);
     }
 
+    /** Sends {@code SIG<name>} to the process (STOP and CONT pause and resume it). */
+    final void signal(String name) throws java.io.IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
     /** Ends the process and waits for it; must not throw. */
     abstract void stop();
 

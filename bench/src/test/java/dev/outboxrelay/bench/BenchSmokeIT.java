@@ -19,6 +19,8 @@ class BenchSmokeIT {
 
     /** Built by the relay module's package phase, which runs before this module's tests in the reactor. */
     private static final Path RELAY_JAR = Path.of("..", "relay", "target", "outbox-relay.jar").toAbsolutePath().normalize();
+    /** Built by the connect module's package phase, likewise. */
+    private static final Path CONNECT_PLUGIN = Path.of("..", "connect", "target", "plugin").toAbsolutePath().normalize();
 
     @Test
     void everyScenarioRunsAndLosesNothing() throws Exception {
@@ -26,7 +28,7 @@ class BenchSmokeIT {
 
         Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
                 "-XX:+UseSerialGC"), List.of(),
-                Set.of(), "smoke test"));
+                Set.of(), "smoke test", CONNECT_PLUGIN));
 
         assertThat(result.outcomes()).containsOnlyKeys(Bench.SLUGS);
         result.outcomes().forEach((slug, outcome) -> {
@@ -36,7 +38,7 @@ class BenchSmokeIT {
         });
         assertThat(result.insertRate()).as("I, one writer").isPositive();
         assertThat(result.databaseInsertRate()).as("insert ceiling, several writers").isPositive();
-        for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete")) {
+        for (String relay : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete", "connect")) {
             assertThat(result.outcomes().get(relay).steady()).as(relay).isNotNull();
             assertThat(result.outcomes().get(relay).saturation().writeRate()).as("%s: the writer flat out", relay)
                     .isPositive();
@@ -58,7 +60,8 @@ class BenchSmokeIT {
             assertThat(markdown).containsPattern("(?m)^ratio " + ratio.replace("/", "/") + " = \\d+\\.\\d\\d$");
         }
         List<String> loads = List.of("idle", "1000/s", "5000/s", "50%-of-drain", "1000/s-after-1s-quiet");
-        for (String curved : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete", "floor-poll", "floor-cdc")) {
+        for (String curved : List.of("poll-mark", "poll-delete", "cdc", "cdc-delete", "connect", "floor-poll",
+                "floor-cdc")) {
             assertThat(result.outcomes().get(curved).curve()).as("%s: the latency curve", curved)
                     .extracting(Outcome.LatencyPoint::label).containsExactlyElementsOf(loads);
             assertThat(result.outcomes().get(curved).curve()).allMatch(p -> p.events() > 0 && p.p99Ms() > 0);
@@ -77,7 +80,7 @@ class BenchSmokeIT {
             assertThat(cost).as("%s: the cost point", slug).isNotNull();
             assertThat(cost.label()).isEqualTo("5000/s");
             assertThat(cost.jvmMicros()).as("%s: JVM µs per event", slug).isPositive();
-            String floor = slug.startsWith("poll") || slug.startsWith("cdc") ? " floor_us=\\d+\\.\\d" : "";
+            String floor = Costs.isRelay(slug) ? " floor_us=\\d+\\.\\d" : "";
             assertThat(markdown).containsPattern("(?m)^cost " + slug + " jvm_us=\\d+\\.\\d db_us=\\d+\\.\\d"
                     + floor + "$");
         }
