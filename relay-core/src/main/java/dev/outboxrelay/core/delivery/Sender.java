@@ -90,7 +90,11 @@ final class Sender {
                     sent.parked++;
                     continue;
                 }
-                risky |= failure == FailureClass.ROW; // settled as a failure: nothing of its key may follow it
+                // Settled as a failure (the row's fault), or never handed to the producer because this thread was
+                // interrupted (the source is stopping; the producer still takes later records, which would reach
+                // Kafka before it): nothing of its key may follow it, the rest waits in the table.
+                risky |= failure == FailureClass.ROW
+                        || Failures.unwrap(error) instanceof org.apache.kafka.common.errors.InterruptException;
             }
             sent.items.add(item);
             sent.topics.add(record.topic());
