@@ -190,26 +190,23 @@ public final class BenchMain implements Callable<Integer> {
     }
 
     private static Path findRelayJar() {
-        List<Path> candidates = new ArrayList<>();
-        Path own = ownDir();
-        if (own != null) {
-            candidates.add(own.resolve("../../relay/target/outbox-relay.jar"));
-        }
-        candidates.add(Path.of("relay", "target", "outbox-relay.jar"));
-        candidates.add(Path.of("..", "relay", "target", "outbox-relay.jar"));
-        return candidates.stream().filter(Files::isRegularFile).findFirst().map(Path::normalize)
-                .orElse(null);
+        return findBuilt(Path.of("relay", "target", "outbox-relay.jar"), Files::isRegularFile);
     }
 
     private static Path findConnectPlugin() {
+        return findBuilt(Path.of("connect", "target", "plugin"), Files::isDirectory);
+    }
+
+    /** A build output at {@code path} (relative to the repository root): next to this jar's module, or from here. */
+    private static Path findBuilt(Path path, java.util.function.Predicate<Path> exists) {
         List<Path> candidates = new ArrayList<>();
         Path own = ownDir();
         if (own != null) {
-            candidates.add(own.resolve("../../connect/target/plugin"));
+            candidates.add(own.resolve("../..").resolve(path));
         }
-        candidates.add(Path.of("connect", "target", "plugin"));
-        candidates.add(Path.of("..", "connect", "target", "plugin"));
-        return candidates.stream().filter(Files::isDirectory).findFirst().map(Path::normalize).orElse(null);
+        candidates.add(path);
+        candidates.add(Path.of("..").resolve(path));
+        return candidates.stream().filter(exists).findFirst().map(Path::normalize).orElse(null);
     }
 
     private static Path findResultsDir() {

@@ -23,13 +23,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.slf4j.Logger;
@@ -46,7 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class OutboxSourceTask extends SourceTask {
 
     private static final Logger LOG = LoggerFactory.getLogger(OutboxSourceTask.class);
-    private static final String[] NO_KEYS = new String[0];
+    private static final long STOP_WAIT_SECONDS = 5;
 
     private final InFlight inFlight = new InFlight();
     private final KeyParking parking = KeyParking.create();
@@ -68,10 +66,15 @@ public final class OutboxSourceTask extends SourceTask {
     private Map<String, String> partition;
     private Backoff databaseBackoff;
     private RowStore rows;
+    private Settlement settlement;
     private RetentionPurger purger;
     private Connection session;
     private UnsentRows reader;
     private boolean standbyAnnounced;
+    private String lastProblem;
+    /** Held by poll(); stop() takes it to close the session when no poll is using it. */
+    private final java.util.concurrent.locks.ReentrantLock pollLock = new java.util.concurrent.locks.ReentrantLock();
+    private boolean closed;
     private volatile boolean stopping;
     private volatile boolean active;
 
@@ -101,6 +104,7 @@ public final class OutboxSourceTask extends SourceTask {
         partition = Records.partition(table, shard);
         databaseBackoff = Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(30));
         rows = RowStore.jdbc(Acknowledger.forTable(table, onPublish), this::markingSession);
+        settlement = new Settlement(inFlight, parking, rows, maxAttempts);
         if (!"all".equals(props.get("errors.tolerance"))) {
             LOG.warn("errors.tolerance is not 'all': a record Kafka refuses (missing topic, too large) fails task {}"
                     + " and holds back its shard of {} until the task is restarted, instead of being retried and"
@@ -117,22 +121,33 @@ public final class OutboxSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        if (stopping) {
-            return null;
+        // stop() runs on another thread while a poll may be using the session: whoever holds the lock when the task
+        // is stopping closes the session (and with it the shard's locks, which the task's next owner waits for).
+        pollLock.lock();
+        try {
+            return stopping ? null : pollLocked();
+        } finally {
+            if (stopping) {
+                closeAll();
+            }
+            pollLock.unlock();
         }
+    }
+
+    private List<SourceRecord> pollLocked() throws InterruptedException {
         try {
             if (reader == null && !becomeActive()) {
                 return null;
             }
-            settle();
+            settlement.settle();
             if (inFlight.size() >= maxInFlightRows || inFlight.bytes() >= maxInFlightBytes) {
                 inFlight.awaitOutcome(100);
                 return null;
             }
-            UnsentRows.Batch batch = reader.next(inFlight.seqs(), parkedKeys(),
+            UnsentRows.Batch batch = reader.next(inFlight.seqs(), settlement.parkedKeys(),
                     Math.min(batchSize, maxInFlightRows - inFlight.size()),
                     Math.max(1, maxInFlightBytes - inFlight.bytes()));
-            databaseBackoff.reset();
+            databaseRecovered();
             if (batch.isEmpty()) {
                 if (inFlight.size() == 0) {
                     reader.awaitInserts((int) Math.max(1, pollInterval.toMillis()));
@@ -143,14 +158,29 @@ public final class OutboxSourceTask extends SourceTask {
             }
             return records(batch);
         } catch (SQLException e) {
-            if (stopping) {
-                return null;
+            if (!stopping) {
+                cannotRead(e.toString());
             }
-            LOG.warn("Lost the database session of shard {} of {}; rows not acknowledged yet will be read again: {}",
-                    shard, table, e.toString());
-            closeSession();
-            TimeUnit.MILLISECONDS.sleep(databaseBackoff.nextDelayMillis());
             return null;
+        }
+    }
+
+    /** One WARN per distinct reason; the session is replaced after a backoff, as the daemon does. */
+    private void cannotRead(String problem) throws InterruptedException {
+        if (!problem.equals(lastProblem)) {
+            lastProblem = problem;
+            LOG.warn("Cannot read shard {} of {}: {}; rows not acknowledged yet will be read again, retrying with"
+                    + " backoff", shard, table, problem);
+        }
+        closeSession();
+        TimeUnit.MILLISECONDS.sleep(databaseBackoff.nextDelayMillis());
+    }
+
+    private void databaseRecovered() {
+        databaseBackoff.reset();
+        if (lastProblem != null) {
+            LOG.info("Reading shard {} of {} again", shard, table);
+            lastProblem = null;
         }
     }
 
@@ -161,9 +191,11 @@ public final class OutboxSourceTask extends SourceTask {
         UnsentRows r = UnsentRows.open(session, table, onPoison, shard, instance);
         String problem = r.sessionProblem(onPublish == Acknowledger.OnPublish.DELETE);
         if (problem != null) {
+            // A standby server, a missing table or privilege: not passing by reconnecting at once, but not for good
+            // either (failover, migrate, GRANT); retried with backoff like the daemon, not a failed task.
             r.close();
-            closeSession();
-            throw new ConnectException("Cannot relay " + table + ": " + problem);
+            cannotRead(problem);
+            return false;
         }
         if (!AdvisoryLocks.tryShardLocks(session, table, shard.index(), shard.count())) {
             if (!standbyAnnounced) {
@@ -226,18 +258,13 @@ public final class OutboxSourceTask extends SourceTask {
                 }
             }
             if (reason != null) {
-                // Fails the same way every time: all its attempts now.
-                for (int a = 0; a < maxAttempts; a++) {
-                    malformed.add(new Failure(item.id(), reason));
-                }
+                malformed.add(new Failure(item.id(), reason));
                 parking.park(item.key(), KeyParking.Reason.ROW_RETRY, "malformed row");
                 continue;
             }
             sent.add(new Pending(batch.seqs()[i], item, record));
         }
-        if (!malformed.isEmpty()) {
-            deadLettered(rows.record(List.of(), malformed, maxAttempts), malformed);
-        }
+        settlement.deadLetter(malformed);
         for (Pending p : sent) {
             inFlight.add(p.seq(), p.item().id(), p.item().key(), p.item().bytes());
         }
@@ -259,49 +286,6 @@ public final class OutboxSourceTask extends SourceTask {
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
         inFlight.outcome(Records.seqOf(record), metadata != null);
-    }
-
-    /**
-     * Marks the rows Kafka acknowledged, in seq order; a row Connect did not deliver is charged an attempt and holds
-     * back its key (its later rows, even if delivered, stay unsent and are published again after it, in order).
-     */
-    private void settle() throws InterruptedException {
-        List<InFlight.Settled> outcomes = inFlight.takeOutcomes();
-        if (outcomes.isEmpty()) {
-            return;
-        }
-        List<UUID> acked = new ArrayList<>();
-        List<Failure> failures = new ArrayList<>();
-        for (InFlight.Settled s : outcomes) {
-            if (!s.delivered()) {
-                failures.add(new Failure(s.id(), "not delivered by Kafka Connect: a send or conversion failure that"
-                        + " errors.tolerance=all skipped (errors.log.enable=true logs why)"));
-                parking.park(s.key(), KeyParking.Reason.ROW_RETRY, "not delivered");
-            } else if (!parking.isParked(s.key())) {
-                acked.add(s.id());
-            }
-        }
-        deadLettered(rows.record(acked, failures, maxAttempts), failures);
-    }
-
-    private void deadLettered(Collection<UUID> dead, List<Failure> failures) {
-        if (dead.isEmpty()) {
-            return;
-        }
-        java.util.Set<UUID> logged = new java.util.HashSet<>();
-        for (Failure f : failures) {
-            if (dead.contains(f.id()) && logged.add(f.id())) {
-                LOG.warn("Event {} was dead-lettered after {} attempt(s): {}", f.id(), maxAttempts, f.reason());
-            }
-        }
-    }
-
-    /** The keys the next read leaves out; due keys are released, and their rows are read again in seq order. */
-    private String[] parkedKeys() {
-        for (KeyParking.Hold hold : parking.due()) {
-            parking.releaseIfUnchanged(hold.key(), hold.parkedEvents());
-        }
-        return parking.size() == 0 ? NO_KEYS : parking.keys().toArray(NO_KEYS);
     }
 
     private Connection markingSession() throws SQLException {
@@ -336,8 +320,24 @@ public final class OutboxSourceTask extends SourceTask {
     public void stop() {
         stopping = true;
         LOG.info("Stopping outbox-relay task for shard {} of {}", shard, table);
-        // Connect calls poll() no more once stop() returned; the session may be in use by a last poll() meanwhile,
-        // and closing it under that poll only makes the poll fail (and return null), never mark anything.
+        try {
+            if (pollLock.tryLock(STOP_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                try {
+                    closeAll();
+                } finally {
+                    pollLock.unlock();
+                }
+            } // else the poll still running closes everything as it returns
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeAll() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         closeSession();
         if (purger != null) {
             purger.close();

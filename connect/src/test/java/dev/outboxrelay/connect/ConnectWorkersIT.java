@@ -13,13 +13,22 @@ import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.OutboxWriter.Row;
 import dev.outboxrelay.testkit.contract.Workload;
+import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.core.event.OutboxEvents;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -111,6 +120,34 @@ class ConnectWorkersIT {
 
     @Test
     @Order(2)
+    void aRecordIsByteForByteWhatTheDaemonsRouterMakesOfTheRow() throws Exception {
+        UUID id = UUID.randomUUID();
+        new OutboxWriter(database, "public.outbox").insert(List.of(new Row(id, "Same", "order-7", "Placed",
+                "{\"total\": 12.5, \"items\": [1, 2]}", "{\"tenant\": \"acme\"}")));
+        ReadRecord read = TopicReader.of(kafka).readUntilIds(prefix + ".Same", Set.of(id.toString()),
+                Duration.ofSeconds(60)).stream().filter(r -> id.toString().equals(r.id())).findFirst().orElseThrow();
+        ProducerRecord<byte[], byte[]> daemon;
+        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement("SELECT aggregate_type,"
+                + " aggregate_id, event_type, payload::text, headers::text, created_at FROM outbox WHERE id = ?")) {
+            ps.setObject(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                daemon = KafkaOptions.router(ConnectorOptions.resolve(connectorConfig())).route(OutboxEvents.fromRow(
+                        id, rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                        rs.getObject(6, OffsetDateTime.class).toInstant()));
+            }
+        }
+        assertThat(read.topic()).isEqualTo(daemon.topic());
+        assertThat(read.key()).isEqualTo(new String(daemon.key(), StandardCharsets.UTF_8));
+        assertThat(read.value()).isEqualTo(new String(daemon.value(), StandardCharsets.UTF_8));
+        List<ReadRecord.Header> headers = new ArrayList<>();
+        daemon.headers().forEach(h -> headers.add(new ReadRecord.Header(h.key(), h.value())));
+        assertThat(read.rawHeaders()).containsExactlyElementsOf(headers);
+        assertThat(read.headers()).containsEntry("tenant", "acme").containsEntry("type", "Placed");
+    }
+
+    @Test
+    @Order(3)
     void aBadRowIsDeadLetteredOnItsOwnAndTheRestFlows() throws Exception {
         OutboxWriter writer = new OutboxWriter(database, "public.outbox");
         // Routed to an illegal topic name: malformed, dead-lettered at once. Larger than the worker producer's
@@ -136,7 +173,7 @@ class ConnectWorkersIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void fiftyThousandEventsWhileAWorkerIsKilled() throws Exception {
         long sentBefore = sent();
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
@@ -161,6 +198,25 @@ class ConnectWorkersIT {
                 .isLessThanOrEqualTo(killedTasks * BATCH_SIZE * PIPELINE_DEPTH);
         await().atMost(Duration.ofMinutes(1)).until(() ->
                 database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+    }
+
+    @Test
+    @Order(5)
+    void reshardedToTwoTasksItRelaysAndPurgesSentRowsAfterTheRetention() throws Exception {
+        Map<String, String> config = connectorConfig();
+        config.put("tasks.max", "2");
+        config.put("retention", "1s");
+        config.put("purge-interval", "1s");
+        first.putConnector(CONNECTOR, config);
+        OutboxWriter writer = new OutboxWriter(database, "public.outbox");
+        List<String> ids = writer.insert(List.of(Row.of("Again", "k-1", 1), Row.of("Again", "k-2", 1),
+                Row.of("Again", "k-3", 1), Row.of("Again", "k-4", 1)));
+        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(prefix + ".Again", new HashSet<>(ids),
+                Duration.ofSeconds(60));
+        assertThat(records).extracting(ReadRecord::id).containsAll(ids);
+        await().atMost(Duration.ofSeconds(30)).until(() -> first.status(CONNECTOR).path("tasks").size() == 2);
+        // Task 0 purges sent rows older than the retention, the 50,000 above included.
+        await().atMost(Duration.ofSeconds(60)).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
     }
 
     private static long sent() {
