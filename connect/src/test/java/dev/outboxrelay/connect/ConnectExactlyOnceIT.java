@@ -13,7 +13,7 @@ import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -24,15 +24,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Exactly-once on Connect's terms: a worker with {@code exactly.once.source.support=enabled} runs the connector with
  * {@code exactly.once.support=required}; it is SIGKILLed twice at random moments while two writers commit
- * 15,000 events, and a {@code read_committed} consumer sees every event exactly once, in per-key order: rows whose
+ * 15,000 events (three bursts of 5,000, one per worker), and a {@code read_committed} consumer sees every event exactly once, in per-key order: rows whose
  * transaction committed before a kill are marked by the next task from the committed offset, not published again.
  */
 class ConnectExactlyOnceIT {
 
-    private static final int KEYS = 100;
-    private static final int EVENTS_PER_KEY = 150;
-    /** Rows marked before each kill: spread over the stream, so the writers are still writing at the last. */
-    private static final long[] KILL_AFTER = {2_000, 7_000};
+    private static final int BURSTS = 3;
+    private static final int KEYS = 50;
+    private static final int EVENTS_PER_KEY = 100;
+    /** Rows of its burst a worker has marked when it is killed. */
+    private static final long KILL_AFTER = 1_500;
     /**
      * A SIGKILLed task leaves its transaction open, and a new worker reads the offsets topic read_committed: it waits
      * until the broker aborts that transaction, after the task producers' {@code transaction.timeout.ms} (60 s by
@@ -60,38 +61,57 @@ class ConnectExactlyOnceIT {
         TestKafka kafka = TestKafka.shared();
         String prefix = "connect-eos-" + UUID.randomUUID().toString().substring(0, 8);
         String group = prefix + "-workers";
-        kafka.createTopic(prefix + ".Stream", 2);
         Map<String, String> config = Connectors.config(database, prefix, 2);
         config.put("exactly.once.support", "required");
+        OutboxWriter writer = new OutboxWriter(database, "public.outbox");
+        List<Workload> bursts = new ArrayList<>();
+        List<String> topics = new ArrayList<>();
 
         worker = ConnectWorker.start("connect-eos-1", kafka.bootstrapServers(), group, Connectors.PLUGIN_PATH,
                 EXACTLY_ONCE_WORKER);
         worker.putConnector("outbox", config);
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
-                2, 30);
-        for (int kill = 1; kill <= KILL_AFTER.length; kill++) {
-            long threshold = KILL_AFTER[kill - 1];
-            await().atMost(Duration.ofMinutes(2)).until(() -> sent() > threshold);
-            Thread.sleep(ThreadLocalRandom.current().nextLong(1000));
-            System.out.println("Kill " + kill + " with " + sent() + " rows marked");
+        // One burst per worker, each to a topic of its own, so every kill lands while its worker is mid-burst
+        // however long a worker takes to start.
+        for (int burst = 1; burst <= BURSTS; burst++) {
+            String type = "Stream" + burst;
+            kafka.createTopic(prefix + "." + type, 2);
+            topics.add(prefix + "." + type);
+            ConnectWorker current = worker;
+            await().atMost(Duration.ofMinutes(2)).until(() -> current.runningTaskWorkers("outbox").size() == 2);
+            bursts.add(Workload.start(writer, type, KEYS, EVENTS_PER_KEY, 2, 15));
+            if (burst == BURSTS) {
+                break;
+            }
+            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> marked(type) >= KILL_AFTER);
+            Thread.sleep(ThreadLocalRandom.current().nextLong(500));
+            long marked = marked(type);
             worker.kill();
-            worker = ConnectWorker.start("connect-eos-" + (kill + 1), kafka.bootstrapServers(), group,
+            System.out.println("Kill " + burst + " with " + marked + " of the burst's rows marked");
+            assertThat(marked).as("kill %d came mid-burst", burst).isLessThan(KEYS * EVENTS_PER_KEY);
+            worker = ConnectWorker.start("connect-eos-" + (burst + 1), kafka.bootstrapServers(), group,
                     Connectors.PLUGIN_PATH, EXACTLY_ONCE_WORKER);
         }
-        assertThat(load.isDone()).as("the workers were killed while events were still being written").isFalse();
-        List<String> expected = load.join();
-        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(prefix + ".Stream", new HashSet<>(expected),
-                Duration.ofMinutes(3));
-        await().atMost(Duration.ofMinutes(1)).until(() ->
+        List<String> expected = new ArrayList<>();
+        for (Workload burst : bursts) {
+            expected.addAll(burst.join());
+        }
+        await().atMost(Duration.ofMinutes(2)).until(() ->
                 database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
-        // Anything published late would show up now.
-        records = TopicReader.of(kafka).readAll(prefix + ".Stream");
+        // Everything is marked: anything published twice is on the topics by now.
+        List<ReadRecord> records = new ArrayList<>();
+        TopicReader reader = TopicReader.of(kafka);
+        for (String topic : topics) {
+            records.addAll(reader.readAll(topic));
+        }
         DeliveryReport report = DeliveryReport.of(records, expected);
         System.out.println("Exactly-once, two kills: " + report);
         assertThat(report.exactlyOnce()).as("%s", report).isTrue();
     }
 
-    private long sent() {
-        return database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL");
+    private long marked(String aggregateType) {
+        return database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND aggregate_type = '"
+                + aggregateType + "'");
     }
+
 }
