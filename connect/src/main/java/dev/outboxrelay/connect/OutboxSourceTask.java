@@ -199,8 +199,8 @@ public final class OutboxSourceTask extends SourceTask {
         }
         if (!AdvisoryLocks.tryShardLocks(session, table, shard.index(), shard.count())) {
             if (!standbyAnnounced) {
-                LOG.info("Shard {} of {} is held by another task or a relay daemon holds the table; standing by",
-                        shard, table);
+                LOG.info("Shard {} of {} is held by another task, by a task of an earlier tasks.max, or a relay"
+                        + " daemon holds the table; standing by", shard, table);
                 standbyAnnounced = true;
             }
             r.close();

@@ -17,10 +17,11 @@ import java.sql.SQLException;
  *       mode. A second relay of either mode on the same table stands by until the holder's session ends (stop,
  *       crash, kill -9, lost connection). The holder's session carries its {@link #instanceName} as
  *       {@code application_name}, which is how {@code status} tells who holds it.</li>
- *   <li>{@link #SHARD}: session-scoped, on one key-hash shard of the outbox table, held by the Kafka Connect task
- *       that reads it, together with the table's relay lock taken <em>shared</em>: the tasks of a connector run side
- *       by side, a daemon (which takes the relay lock exclusively) cannot run beside them, and a second task for
- *       the same shard (a task moved off a worker that still runs) waits until the first one's session ends.</li>
+ *   <li>{@link #SHARD} and {@link #SPLIT}: session-scoped, on one key-hash shard of the outbox table and on the
+ *       split into N shards, held by the Kafka Connect task that reads it, together with the table's relay lock
+ *       taken <em>shared</em>: the tasks of a connector run side by side, a daemon (which takes the relay lock
+ *       exclusively) cannot run beside them, a second task for the same shard (a task moved off a worker that still
+ *       runs) waits until the first one's session ends, and the tasks of a new split wait for the old split's.</li>
  * </ul>
  */
 public final class AdvisoryLocks {
@@ -44,6 +45,12 @@ public final class AdvisoryLocks {
 
     /** The Connect tasks' shard lock namespace (second key: {@code schema.table#index/count}). */
     public static final String SHARD = "outbox-relay-shard";
+    /**
+     * The Connect tasks' split locks: {@code (hashtext(SPLIT:schema.table), shard count)}, held shared by every task
+     * of one split; also, as {@code (hashtext(SPLIT), hashtext(schema.table))}, the transaction lock that serializes
+     * the tasks' checks.
+     */
+    public static final String SPLIT = "outbox-relay-split";
 
     private static final String KEYS = "(hashtext('" + RELAY + "')::bigint & 4294967295)";
 
@@ -123,19 +130,68 @@ public final class AdvisoryLocks {
     }
 
     /**
-     * Tries to take {@code table}'s relay lock shared and the lock of shard {@code index} of {@code count} exclusively,
-     * on this session; true when it holds both now. Releases what it took when it cannot have both.
+     * Tries to take, on this session, {@code table}'s relay lock shared, the lock of the split into {@code count}
+     * shards shared, and the lock of shard {@code index} exclusively; true when it holds all three now. Refused while
+     * a session holds the lock of a split into another number of shards: after {@code tasks.max} changed, the new
+     * tasks wait until every task of the old split stopped, so no key is read by two tasks at once. The check and the
+     * taking are serialized per table (a transaction-level lock), so two splits never start side by side. Releases
+     * what it took when it cannot have all.
      */
     public static boolean tryShardLocks(Connection c, OutboxTable table, int index, int count) throws SQLException {
-        if (!bool(c, "SELECT pg_try_advisory_lock_shared(hashtext('" + RELAY + "'), hashtext(?))", table.toString())) {
-            return false;
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            execute(c, "SELECT pg_advisory_xact_lock(hashtext('" + SPLIT + "'), hashtext(?))", table.toString());
+            boolean taken = !otherSplitRunning(c, table, count)
+                    && bool(c, "SELECT pg_try_advisory_lock_shared(hashtext('" + RELAY + "'), hashtext(?))",
+                            table.toString());
+            if (taken && !bool(c, "SELECT pg_try_advisory_lock(hashtext('" + SHARD + "'), hashtext(?))",
+                    table + "#" + index + "/" + count)) {
+                execute(c, "SELECT pg_advisory_unlock_shared(hashtext('" + RELAY + "'), hashtext(?))",
+                        table.toString());
+                taken = false;
+            }
+            if (taken) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_lock_shared(hashtext(?), ?)")) {
+                    ps.setString(1, SPLIT + ":" + table);
+                    ps.setInt(2, count);
+                    ps.execute();
+                }
+            }
+            c.commit(); // session-level locks outlive the transaction; the serializing one ends here
+            return taken;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
         }
-        if (bool(c, "SELECT pg_try_advisory_lock(hashtext('" + SHARD + "'), hashtext(?))",
-                table + "#" + index + "/" + count)) {
-            return true;
+    }
+
+    /** Whether a session holds the lock of a split of {@code table} into other than {@code count} shards. */
+    private static boolean otherSplitRunning(Connection c, OutboxTable table, int count) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_locks l"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+                + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + " AND l.classid::bigint = (hashtext(?)::bigint & 4294967295) AND l.objid::bigint <> ?)")) {
+            ps.setString(1, SPLIT + ":" + table);
+            ps.setLong(2, count);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
         }
-        bool(c, "SELECT pg_advisory_unlock_shared(hashtext('" + RELAY + "'), hashtext(?))", table.toString());
-        return false;
+    }
+
+    private static void execute(Connection c, String sql, String arg) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, arg);
+            ps.execute();
+        }
     }
 
     private static boolean bool(Connection c, String sql, String arg) throws SQLException {
