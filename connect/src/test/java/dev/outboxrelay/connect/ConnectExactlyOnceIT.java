@@ -24,16 +24,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Exactly-once on Connect's terms: a worker with {@code exactly.once.source.support=enabled} runs the connector with
  * {@code exactly.once.support=required}; it is SIGKILLed twice at random moments while two writers commit
- * 15,000 events (three bursts of 5,000, one per worker), and a {@code read_committed} consumer sees every event exactly once, in per-key order: rows whose
+ * 12,000 events (three bursts of 4,000, one per worker), and a {@code read_committed} consumer sees every event exactly once, in per-key order: rows whose
  * transaction committed before a kill are marked by the next task from the committed offset, not published again.
  */
 class ConnectExactlyOnceIT {
 
     private static final int BURSTS = 3;
-    private static final int KEYS = 50;
+    private static final int KEYS = 40;
     private static final int EVENTS_PER_KEY = 100;
     /** Rows of its burst a worker has marked when it is killed. */
-    private static final long KILL_AFTER = 1_500;
+    private static final long KILL_AFTER = 1_200;
     /**
      * A SIGKILLed task leaves its transaction open, and a new worker reads the offsets topic read_committed: it waits
      * until the broker aborts that transaction, after the task producers' {@code transaction.timeout.ms} (60 s by
