@@ -76,8 +76,15 @@ class ConnectExactlyOnceIT {
             String type = "Stream" + burst;
             kafka.createTopic(prefix + "." + type, 2);
             topics.add(prefix + "." + type);
-            ConnectWorker current = worker;
-            await().atMost(Duration.ofMinutes(2)).until(() -> current.runningTaskWorkers("outbox").size() == 2);
+            // Both tasks relay (probe rows of eight keys, which fall in both shards, are marked) before the burst
+            // is written, so the burst is written while they run rather than found as a backlog.
+            String probe = "Probe" + burst;
+            List<OutboxWriter.Row> probes = new ArrayList<>();
+            for (int k = 0; k < 8; k++) {
+                probes.add(OutboxWriter.Row.of(probe, "probe-" + k, burst));
+            }
+            writer.insert(probes);
+            await().atMost(Duration.ofMinutes(2)).until(() -> marked(probe) == probes.size());
             bursts.add(Workload.start(writer, type, KEYS, EVENTS_PER_KEY, 2, 15));
             if (burst == BURSTS) {
                 break;
