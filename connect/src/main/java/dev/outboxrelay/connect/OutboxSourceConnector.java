@@ -28,6 +28,14 @@ public final class OutboxSourceConnector extends SourceConnector {
     static final String BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter";
     static final List<String> CONVERTERS = List.of("key.converter", "value.converter", "header.converter");
     private static final String PRODUCER_OVERRIDE = "producer.override.";
+    /** Connect's connector key asking for exactly-once, and the value that makes the worker insist on it. */
+    static final String EXACTLY_ONCE_SUPPORT = "exactly.once.support";
+    static final String REQUIRED = "required";
+
+    /** True when the connector config requires exactly-once (then the worker runs it only with it). */
+    static boolean exactlyOnceRequired(Map<String, String> props) {
+        return REQUIRED.equalsIgnoreCase(props.get(EXACTLY_ONCE_SUPPORT));
+    }
 
     private Map<String, String> props;
 
@@ -138,7 +146,7 @@ public final class OutboxSourceConnector extends SourceConnector {
         });
         problems.addAll(ProducerSettings.deliveryProblems(PRODUCER_OVERRIDE, overrides));
         String boundary = props.get("transaction.boundary");
-        if ("required".equalsIgnoreCase(props.get("exactly.once.support")) && boundary != null
+        if (exactlyOnceRequired(props) && boundary != null
                 && !"poll".equalsIgnoreCase(boundary)) {
             problems.add("transaction.boundary: must be poll (the default) for exactly-once, was " + boundary);
         }

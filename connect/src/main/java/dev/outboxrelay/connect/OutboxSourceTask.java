@@ -99,7 +99,7 @@ public final class OutboxSourceTask extends SourceTask {
         maxInFlightBytes = KafkaOptions.inFlightBytes(config); // per task: a worker's tasks share its heap
         pollInterval = config.get(PollOptions.POLL_INTERVAL);
         standbyInterval = config.get(InstanceOptions.STANDBY_INTERVAL);
-        exactlyOnce = "required".equalsIgnoreCase(props.get("exactly.once.support"));
+        exactlyOnce = OutboxSourceConnector.exactlyOnceRequired(props);
         instance = AdvisoryLocks.instanceName(config.get(InstanceOptions.RELAY_NAME), "connect-" + shard.index());
         partition = Records.partition(table, shard);
         databaseBackoff = Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(30));

@@ -26,8 +26,7 @@ final class JdbcUnsentRows implements UnsentRows {
 
     static UnsentRows open(Connection c, OutboxTable table, OnPoison onPoison, Shard shard, String applicationName)
             throws SQLException {
-        OutboxQueries queries = new OutboxQueries(table, onPoison,
-                shard == null ? null : new int[] {shard.index(), shard.count()});
+        OutboxQueries queries = new OutboxQueries(table, onPoison, shard);
         queries.prepareSession(c, applicationName);
         return new JdbcUnsentRows(c, queries);
     }

@@ -39,17 +39,17 @@ final class OutboxQueries {
     private final String fetchSql;
     private final String lowestPendingSql;
 
-    /** The shard the fetch reads ({@code [index, count]}), or null for the whole table. */
-    private final int[] shard;
+    /** The shard the fetch reads, or null for the whole table. */
+    private final UnsentRows.Shard shard;
 
     OutboxQueries(OutboxTable table, OnPoison onPoison) {
         this(table, onPoison, null);
     }
 
-    /** Queries whose fetch reads only key-hash shard {@code shard[0]} of {@code shard[1]} (null: every row). */
-    OutboxQueries(OutboxTable table, OnPoison onPoison, int[] shard) {
+    /** Queries whose fetch reads only key-hash {@code shard} (null: every row). */
+    OutboxQueries(OutboxTable table, OnPoison onPoison, UnsentRows.Shard shard) {
         this.table = table;
-        this.shard = shard == null ? null : shard.clone();
+        this.shard = shard;
         OutboxSql sql = OutboxSql.forTable(table);
         this.fetchSql = sql.fetchUnsent(onPoison == OnPoison.BLOCK, shard != null);
         this.lowestPendingSql = sql.lowestPending();
@@ -158,8 +158,8 @@ final class OutboxQueries {
         fetch.setArray(3, fetch.getConnection().createArrayOf("text", parkedKeys));
         int next = 4;
         if (shard != null) {
-            fetch.setInt(next++, shard[1]);
-            fetch.setInt(next++, shard[0]);
+            fetch.setInt(next++, shard.count());
+            fetch.setInt(next++, shard.index());
         }
         fetch.setInt(next++, limit);
         fetch.setLong(next, maxBytes);
