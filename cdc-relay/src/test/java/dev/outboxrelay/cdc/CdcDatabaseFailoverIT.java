@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -14,6 +12,7 @@ import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.PostgresFailover;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -29,7 +28,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The database fails over while the relay streams: a hot standby is promoted behind the address the relay uses.
@@ -124,18 +122,10 @@ class CdcDatabaseFailoverIT {
 
     /** What the source, its slot handling and its failover-slot checks log while {@code action} runs. */
     private static List<ILoggingEvent> capture(Action action) throws Exception {
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        List<Logger> loggers = List.of((Logger) LoggerFactory.getLogger(SlotManager.class),
-                (Logger) LoggerFactory.getLogger(FailoverSlots.class),
-                (Logger) LoggerFactory.getLogger(DebeziumCdcSource.class));
-        loggers.forEach(l -> l.addAppender(logs));
-        try {
+        try (CapturedLogs logs = CapturedLogs.of(SlotManager.class, FailoverSlots.class, DebeziumCdcSource.class)) {
             action.run();
-        } finally {
-            loggers.forEach(l -> l.detachAppender(logs));
+            return logs.events();
         }
-        return logs.list;
     }
 
     @FunctionalInterface

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.PostgresOptions;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -23,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * CDC pointed at a standby. Since PostgreSQL 16 a standby can decode, so without a check the relay created its slot
@@ -37,11 +34,8 @@ class CdcOnAStandbyIT {
     @Test
     void aStandbyGetsNoSlotAndIsWaitedForUntilItIsPromoted() throws Exception {
         String type = "standby" + UUID.randomUUID().toString().substring(0, 8);
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        Logger log = (Logger) LoggerFactory.getLogger(DebeziumCdcSource.class);
-        log.addAppender(logs);
-        try (TestPostgres primary = TestPostgres.start(17, PostgresOptions.defaults())) {
+        try (CapturedLogs logs = CapturedLogs.of(DebeziumCdcSource.class);
+                TestPostgres primary = TestPostgres.start(17, PostgresOptions.defaults())) {
             TestDatabase onPrimary = primary.createDatabase("cdcstandby");
             CdcRelays.migrate(onPrimary, "public.outbox");
             List<String> ids = new ArrayList<>(new OutboxWriter(onPrimary, "public.outbox")
@@ -69,13 +63,10 @@ class CdcOnAStandbyIT {
                     await().atMost(WAIT).until(() -> new OutboxWriter(onStandby, "public.outbox").unsent() == 0);
                 }
             }
-        } finally {
-            log.detachAppender(logs);
         }
     }
 
-    private static List<String> warnings(ListAppender<ILoggingEvent> logs) {
-        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
-                .toList();
+    private static List<String> warnings(CapturedLogs logs) {
+        return logs.messages(Level.WARN);
     }
 }

@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeout;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -16,6 +13,7 @@ import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -206,11 +204,8 @@ class CdcSourceIT {
     @Test
     void stoppedWhileItStartsItLogsNoErrorAndTheNextStartPublishes() throws Exception {
         List<String> ids = insert(20, 2);
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-        root.addAppender(logs);
-        try {
+        CapturedLogs logs = CapturedLogs.all();
+        try (logs) {
             // A stop at different points of the start: before, while and after Debezium initializes and begins to poll.
             for (int delayMs : new int[] {0, 50, 100, 200, 300, 400, 600, 900}) {
                 OutboxSource source = create(b -> { });
@@ -219,10 +214,8 @@ class CdcSourceIT {
                 // A liveness bound, not a speed target: a close that raced Debezium's start hung for 60 s.
                 assertTimeout(Duration.ofSeconds(30), source::close, "close() after " + delayMs + " ms");
             }
-        } finally {
-            root.detachAppender(logs);
         }
-        assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.ERROR)
+        assertThat(logs.events()).filteredOn(e -> e.getLevel() == Level.ERROR)
                 .extracting(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).isEmpty();
         start();
         awaitIds(ids);

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -14,6 +11,7 @@ import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -22,7 +20,6 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** {@code --slot-failover} on a single server: refused before PostgreSQL 17, and it converts an existing slot. */
 class FailoverSlotIT {
@@ -54,20 +51,15 @@ class FailoverSlotIT {
     void anExistingSlotBecomesAFailoverSlot() throws Exception {
         db = migrated(TestPostgres.sharedOfMajor(17));
         db.execute("SELECT pg_create_logical_replication_slot('outbox_relay', 'pgoutput')");
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        Logger log = (Logger) LoggerFactory.getLogger(FailoverSlots.class);
-        log.addAppender(logs);
-        try {
+        CapturedLogs logs = CapturedLogs.of(FailoverSlots.class);
+        try (logs) {
             source = source();
             source.start();
             await().atMost(Duration.ofSeconds(60)).until(source::isHealthy);
-        } finally {
-            log.detachAppender(logs);
         }
         assertThat(db.queryString("SELECT failover::text FROM pg_replication_slots WHERE slot_name = 'outbox_relay'"))
                 .isEqualTo("true");
-        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).contains("Replication slot"
+        assertThat(logs.messages()).contains("Replication slot"
                 + " 'outbox_relay' is now a failover slot: standbys with sync_replication_slots = on keep a copy");
     }
 

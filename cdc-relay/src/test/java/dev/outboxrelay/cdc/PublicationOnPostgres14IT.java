@@ -6,12 +6,10 @@ import static dev.outboxrelay.cdc.PublicationColumnsIT.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -21,7 +19,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL 14 has no publication column lists: {@code migrate}'s migration 5 and the relay's own
@@ -34,7 +31,7 @@ class PublicationOnPostgres14IT {
     private TestKafka kafka;
     private String aggregateType;
     private OutboxSource source;
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
 
     @BeforeEach
     void setUp() throws SQLException {
@@ -45,21 +42,16 @@ class PublicationOnPostgres14IT {
             OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION).migrate(c);
         }
         db.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + db.relayUser());
-        logs.start();
-        slotManagerLog().addAppender(logs);
+        logs = CapturedLogs.of(SlotManager.class);
     }
 
     @AfterEach
     void tearDown() {
-        slotManagerLog().detachAppender(logs);
+        logs.close();
         if (source != null) {
             source.close();
         }
         db.drop();
-    }
-
-    private static Logger slotManagerLog() {
-        return (Logger) LoggerFactory.getLogger(SlotManager.class);
     }
 
     private long publicationsOfTheOutbox() {
@@ -77,7 +69,7 @@ class PublicationOnPostgres14IT {
         assertThat(publicationsOfTheOutbox()).isEqualTo(1);
         source = source(db, kafka, db.relayUser(), db.relayPassword());
         assertComplete(relayOneEvent(source, db, kafka, aggregateType));
-        assertThat(logs.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).isEmpty();
+        assertThat(logs.events()).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).isEmpty();
     }
 
     @Test
@@ -86,7 +78,7 @@ class PublicationOnPostgres14IT {
         source = source(db, kafka, db.superUser(), db.superPassword());
         assertComplete(relayOneEvent(source, db, kafka, aggregateType));
         assertThat(publicationsOfTheOutbox()).isEqualTo(1);
-        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(logs.messages())
                 .contains("Created publication 'outbox_relay_pub' for public.outbox (inserts only)");
     }
 }

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.OutboxSource;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -14,6 +11,7 @@ import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.SlotInvalidation;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -32,7 +30,6 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.slf4j.LoggerFactory;
 
 /**
  * A slot PostgreSQL invalidated while the relay was stopped: the relay says why, recreates it and the rescan
@@ -74,22 +71,16 @@ class SlotInvalidatedIT {
 
         invalidate(reason);
 
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        Logger slotLog = (Logger) LoggerFactory.getLogger(SlotManager.class);
-        slotLog.addAppender(logs);
-        try {
+        CapturedLogs logs = CapturedLogs.of(SlotManager.class);
+        try (logs) {
             start();
-        } finally {
-            slotLog.detachAppender(logs);
         }
         ids.addAll(insert(10));
         String topic = "inv." + aggregateType;
         DeliveryReport report = DeliveryReport.of(
                 TopicReader.of(TestKafka.shared()).readUntilIds(topic, new HashSet<>(ids), WAIT), ids);
         assertThat(report.atLeastOnceInOrder()).as("%s", report).isTrue();
-        assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.ERROR)
-                .extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(logs.messages(Level.ERROR))
                 .containsExactly("Replication slot '" + SLOT + "' was invalidated by PostgreSQL ("
                         + SlotManager.invalidationCause(reason) + "): dropping and recreating it; rows not yet"
                         + " published are recovered by a rescan of public.outbox");

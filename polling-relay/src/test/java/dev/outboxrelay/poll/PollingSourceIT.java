@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.RetentionPurger;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -28,7 +26,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** Poll-specific behaviour beyond the contract: coordination, outages, purge. */
 class PollingSourceIT {
@@ -176,27 +173,20 @@ class PollingSourceIT {
     @Test
     void aRoleThatMayNotDeleteRelaysAndSaysOnceWhyNothingIsPurgedUntilGranted() throws Exception {
         database.execute("REVOKE DELETE ON outbox FROM " + database.relayUser());
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        Logger log = (Logger) LoggerFactory.getLogger(RetentionPurger.class);
-        log.addAppender(logs);
-        try {
+        try (CapturedLogs logs = CapturedLogs.of(RetentionPurger.class)) {
             start(PollingRelays.settings(TABLE, Map.of()).retention(Duration.ofMillis(1))
                     .purgeInterval(Duration.ofMillis(200)), Map.of(), RelayListener.none());
             List<String> ids = Workload.write(writer, "NoDelete", 5, 20, 1, 0);
             assertDelivered(prefix + ".NoDelete", ids);
-            await().atMost(WAIT).until(() -> logs.list.stream().anyMatch(e -> e.getLevel() == Level.WARN));
+            await().atMost(WAIT).until(() -> !logs.messages(Level.WARN).isEmpty());
             Thread.sleep(600); // a few more purge rounds: still one WARN
-            assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
-                    .extracting(ILoggingEvent::getFormattedMessage).asString()
+            assertThat(logs.messages(Level.WARN)).singleElement().asString()
                     .contains("are not purged: role '" + database.relayUser() + "' lacks DELETE",
                             "GRANT DELETE ON \"public\".\"outbox\"");
             assertThat(database.queryLong("SELECT count(*) FROM outbox")).isEqualTo(ids.size());
 
             database.execute("GRANT DELETE ON outbox TO " + database.relayUser());
             await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox") == 0);
-        } finally {
-            log.detachAppender(logs);
         }
     }
 

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.outboxrelay.core.RelayListener;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -21,7 +19,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * A session that connects but cannot relay (a standby, no table, a missing privilege): one WARN that says what to
@@ -33,21 +30,19 @@ class UnusableSessionIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String TABLE = "public.outbox";
 
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    private final Logger log = (Logger) LoggerFactory.getLogger(JdbcPollingSource.class);
+    private CapturedLogs logs;
     private final String type = "unusable" + UUID.randomUUID().toString().substring(0, 8);
     private PollingSource source;
     private TestDatabase db;
 
     @BeforeEach
     void capture() {
-        logs.start();
-        log.addAppender(logs);
+        logs = CapturedLogs.of(JdbcPollingSource.class);
     }
 
     @AfterEach
     void tearDown() {
-        log.detachAppender(logs);
+        logs.close();
         if (source != null) {
             source.close();
         }
@@ -140,12 +135,11 @@ class UnusableSessionIT {
                 .extracting(r -> r.id()).contains(ids.get(0));
         await().atMost(WAIT).until(source::isHealthy);
         assertThat(warnings()).hasSize(1);
-        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(logs.messages())
                 .contains("Database connection for public.outbox restored");
     }
 
     private List<String> warnings() {
-        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
-                .toList();
+        return logs.messages(Level.WARN);
     }
 }

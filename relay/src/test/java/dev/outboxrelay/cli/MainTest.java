@@ -2,9 +2,7 @@ package dev.outboxrelay.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.outboxrelay.testkit.CapturedLogs;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -14,7 +12,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** The CLI without a database: help, version, usage errors, secrets, dry run, unreachable database. */
 class MainTest {
@@ -26,27 +23,21 @@ class MainTest {
     @TempDir
     Path dir;
 
-    private ListAppender<ILoggingEvent> logs;
+    private CapturedLogs logs;
 
     @BeforeEach
     void captureLogs() {
-        logs = new ListAppender<>();
-        logs.start();
-        root().addAppender(logs);
+        logs = CapturedLogs.all();
     }
 
     @AfterEach
     void stopCapturing() {
-        root().detachAppender(logs);
-    }
-
-    private static Logger root() {
-        return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        logs.close();
     }
 
     private String capturedLogs() {
         StringBuilder s = new StringBuilder();
-        logs.list.forEach(e -> s.append(e.getFormattedMessage()).append('\n'));
+        logs.messages().forEach(m -> s.append(m).append('\n'));
         return s.toString();
     }
 

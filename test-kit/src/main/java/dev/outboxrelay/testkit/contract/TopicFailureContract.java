@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.KafkaAcls;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -22,7 +20,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The topic's failure class, the same for every source: on a broker that does not create topics on first use
@@ -44,7 +41,7 @@ public abstract class TopicFailureContract {
     private TestKafka kafka;
     private TestDatabase database;
     private RelayHandle relay;
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
 
     /** The source under test, as in {@link RelayContract#source()}. */
     protected abstract ContractSource source();
@@ -53,13 +50,12 @@ public abstract class TopicFailureContract {
     final void createDatabase() throws Exception {
         database = TestPostgres.shared().createDatabase("topicfail");
         source().schema().migrate(database, RelayContract.TABLE);
-        logs.start();
-        ((Logger) LoggerFactory.getLogger(TOPIC_LIMITS_LOGGER)).addAppender(logs);
+        logs = CapturedLogs.named(TOPIC_LIMITS_LOGGER);
     }
 
     @AfterEach
     final void stopEverything() {
-        ((Logger) LoggerFactory.getLogger(TOPIC_LIMITS_LOGGER)).detachAppender(logs);
+        logs.close();
         if (relay != null) {
             relay.close();
         }
@@ -90,8 +86,7 @@ public abstract class TopicFailureContract {
         assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE aggregate_type = 'Missing'"
                 + " AND sent_at IS NULL AND attempts = 0 AND dead_lettered_at IS NULL"))
                 .as("waiting, no attempt counted").isEqualTo(3);
-        assertThat(logs.list).filteredOn(e -> e.getLevel() == Level.WARN)
-                .extracting(ILoggingEvent::getFormattedMessage).containsExactly("Topic tf.Missing does not exist and"
+        assertThat(logs.messages(Level.WARN)).containsExactly("Topic tf.Missing does not exist and"
                         + " the cluster does not create topics on first use: events routed to it wait, and hold back"
                         + " later events of their keys, until it is created");
 
