@@ -98,8 +98,7 @@ public final class KafkaProcess implements AutoCloseable {
         try {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!admin.describeTopics(List.of(name)).allTopicNames().get(60, TimeUnit.SECONDS).get(name)
-                    .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+            while (!hasLeaders(name)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new TimeoutException("no leader for every partition of " + name);
                 }
@@ -110,6 +109,20 @@ public final class KafkaProcess implements AutoCloseable {
             throw new IllegalStateException("interrupted while creating topic " + name, e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("could not create topic " + name, e);
+        }
+    }
+
+    /** Whether every partition of {@code name} has a leader; false while the new topic's metadata propagates. */
+    private boolean hasLeaders(String name) throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            return admin.describeTopics(List.of(name)).allTopicNames().get(60, TimeUnit.SECONDS).get(name)
+                    .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (ExecutionException e) {
+            // Right after creation a loaded broker may not serve the topic's metadata yet (seen in CI).
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw e;
         }
     }
 
