@@ -13,6 +13,7 @@ import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
+import dev.outboxrelay.core.publish.FencedException;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.AdvisoryLocks;
@@ -140,7 +141,10 @@ final class JdbcPollingSource implements PollingSource {
     @Override
     public Optional<Throwable> failure() {
         DeliveryPipeline p = pipeline;
-        return failure != null ? Optional.of(failure) : p == null ? Optional.empty() : p.failure();
+        // A fenced pipeline (another instance took over exactly-once publishing) is not a failure: this source
+        // stands by again by itself.
+        return failure != null ? Optional.of(failure) : p == null ? Optional.empty()
+                : p.failure().filter(e -> !(e instanceof FencedException));
     }
 
     private void run() {
@@ -235,6 +239,11 @@ final class JdbcPollingSource implements PollingSource {
                     return;
                 }
                 if (!p.isRunning()) {
+                    if (p.failure().orElse(null) instanceof FencedException) {
+                        LOG.warn("Another instance took over {}; standing by", settings.table());
+                        pause(settings.standbyInterval().toMillis());
+                        return;
+                    }
                     throw new IllegalStateException("the delivery pipeline stopped");
                 }
                 if (more && inFlight.size() < settings.pipelineDepth()) {

@@ -9,6 +9,8 @@ import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.OptionType;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
+import dev.outboxrelay.core.publish.ExactlyOnceCheck;
+import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.daemon.DaemonSettings;
 import dev.outboxrelay.daemon.RelayDaemon;
 import dev.outboxrelay.daemon.Tracing;
@@ -28,6 +30,8 @@ import org.slf4j.LoggerFactory;
 final class RunCommand implements Cli.Command {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
+    private static final java.time.Duration EXACTLY_ONCE_CHECK_TIMEOUT = java.time.Duration.ofSeconds(15);
 
     private final Map<String, SourceFactory> factories;
     private final ConfigSpec spec;
@@ -89,6 +93,19 @@ final class RunCommand implements Cli.Command {
     }
 
     private int run(RelayConfig config, SourceFactory factory, PrintStream err) throws Exception {
+        ProducerSettings producer = KafkaOptions.producerSettings(config);
+        if (producer.exactlyOnce().isPresent()) {
+            // Before PostgreSQL is contacted: a cluster that cannot hold transactions is refused with one line.
+            ExactlyOnceCheck.Result result = ExactlyOnceCheck.check(producer, EXACTLY_ONCE_CHECK_TIMEOUT);
+            if (result instanceof ExactlyOnceCheck.Refused refused) {
+                err.println("error: " + refused.problem());
+                return Main.FAILURE;
+            }
+            if (result instanceof ExactlyOnceCheck.Unreachable unreachable) {
+                LOG.warn("Could not check Kafka for exactly-once delivery ({}); starting, and waiting for it",
+                        unreachable.why());
+            }
+        }
         RelayDaemon daemon = RelayDaemon.create(settings(config, factory), listener -> factory.create(config, listener));
         // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
         // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.

@@ -1,6 +1,7 @@
 package dev.outboxrelay.daemon;
 
 import dev.outboxrelay.core.OutboxSource;
+import dev.outboxrelay.core.publish.FencedException;
 import dev.outboxrelay.core.SourceSetupException;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -70,6 +71,11 @@ final class LeaderElectedRunner implements SourceRunner {
                             announced = true;
                         }
                     }
+                } else if (source.failure().orElse(null) instanceof FencedException) {
+                    LOG.warn("Another instance of this relay took over exactly-once publishing of {}; standing by",
+                            lock.table());
+                    demote();
+                    announced = false;
                 } else if (!lock.stillHeld()) {
                     LOG.warn("Lost the session holding the relay lock of {}; stopping the source at once, another"
                             + " instance may already be active", lock.table());
@@ -116,7 +122,8 @@ final class LeaderElectedRunner implements SourceRunner {
     @Override
     public java.util.Optional<Throwable> failure() {
         OutboxSource s = source;
-        return s == null ? java.util.Optional.empty() : s.failure();
+        // Fenced is handled here (the source is closed and this instance stands by), not a reason to exit.
+        return s == null ? java.util.Optional.empty() : s.failure().filter(e -> !(e instanceof FencedException));
     }
 
     @Override

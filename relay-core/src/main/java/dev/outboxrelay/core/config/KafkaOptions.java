@@ -1,8 +1,10 @@
 package dev.outboxrelay.core.config;
 
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
+import dev.outboxrelay.core.delivery.Guarantee;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.format.MessageFormat;
+import dev.outboxrelay.core.publish.ExactlyOnce;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.publish.WeakDeliveryException;
 import dev.outboxrelay.core.route.EventRouter;
@@ -114,6 +116,23 @@ public final class KafkaOptions {
             .example("64MiB")
             .build();
 
+    public static final Option<Guarantee> DELIVERY = Option.enumeration("delivery", Guarantee.class)
+            .defaultValue("at-least-once")
+            .doc("at-least-once: consumers dedupe on the event id (the inbox). exactly-once: Kafka transactions that"
+                    + " also carry the relay's position, so a read_committed consumer sees every event once, across"
+                    + " crashes, restarts and mode switches (docs/exactly-once.md).")
+            .example("exactly-once")
+            .build();
+
+    public static final Option<String> STATE_TOPIC = Option.string("state-topic")
+            .defaultValue("outbox-relay.state")
+            .validate(v -> v.matches("[a-zA-Z0-9._-]{1,249}") ? null
+                    : "must be a Kafka topic name (letters, digits, '.', '_', '-')")
+            .doc("With --delivery exactly-once: the compacted topic where each transaction records the rows it"
+                    + " published (created if missing); relays may share it.")
+            .example("orders.outbox-relay.state")
+            .build();
+
     public static final Option<Path> KAFKA_CONFIG_FILE = Option.path("kafka-config-file")
             .validate(Validator.readableFile())
             .doc("Properties file of Kafka producer settings (keys without the kafka. prefix), e.g. SASL/TLS;"
@@ -136,10 +155,12 @@ public final class KafkaOptions {
             .add(ON_PUBLISH).add(MAX_ATTEMPTS).add(ON_POISON).add(DEAD_LETTER_TOPIC).add(RETENTION)
             .add(PURGE_INTERVAL)
             .add(MAX_IN_FLIGHT_BYTES)
+            .add(DELIVERY).add(STATE_TOPIC)
             .passthrough(KAFKA)
             .check(KafkaOptions::deliveryNotWeakened)
             .check(KafkaOptions::budgetFitsProducer)
             .check(FormatOptions::check)
+            .check(KafkaOptions::exactlyOnceFits)
             .build();
 
     private KafkaOptions() {
@@ -161,6 +182,30 @@ public final class KafkaOptions {
         } catch (WeakDeliveryException e) {
             e.problems().forEach(p -> problems.add("--" + p));
         }
+    }
+
+    private static void exactlyOnceFits(RelayConfig config, List<String> problems) {
+        if (config.find(DELIVERY).orElse(null) != Guarantee.EXACTLY_ONCE) {
+            return;
+        }
+        if (config.find(DEAD_LETTER_TOPIC).isPresent()) {
+            problems.add("--" + DEAD_LETTER_TOPIC.name() + ": not supported with --delivery exactly-once (a copy"
+                    + " outside the transaction could outlive an aborted one); dead letters stay in the table");
+        }
+        if (config.find(STATE_TOPIC).isPresent() && config.find(TOPIC_ALLOW).map(p -> p.matcher(
+                config.get(STATE_TOPIC)).matches()).orElse(false)) {
+            problems.add("--" + STATE_TOPIC.name() + ": " + config.get(STATE_TOPIC) + " is also a topic events may be"
+                    + " routed to (--" + TOPIC_ALLOW.name() + "); use a topic of its own");
+        }
+    }
+
+    /** The exactly-once settings of a validated config, when {@code --delivery exactly-once}. */
+    public static java.util.Optional<ExactlyOnce> exactlyOnce(RelayConfig config) {
+        if (config.get(DELIVERY) != Guarantee.EXACTLY_ONCE) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(ExactlyOnce.of(config.get(InstanceOptions.RELAY_NAME),
+                DatabaseOptions.table(config).toString(), config.get(STATE_TOPIC)));
     }
 
     private static void budgetFitsProducer(RelayConfig config, List<String> problems) {
@@ -242,6 +287,8 @@ public final class KafkaOptions {
 
     /** The producer settings, already validated by the spec. */
     public static ProducerSettings producerSettings(RelayConfig config) {
-        return ProducerSettings.of(config.get(KAFKA_BOOTSTRAP), Map.copyOf(config.passthrough(KAFKA.prefix())));
+        ProducerSettings settings = ProducerSettings.of(config.get(KAFKA_BOOTSTRAP),
+                Map.copyOf(config.passthrough(KAFKA.prefix())));
+        return exactlyOnce(config).map(settings::exactlyOnce).orElse(settings);
     }
 }

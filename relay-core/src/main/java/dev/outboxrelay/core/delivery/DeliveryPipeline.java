@@ -31,7 +31,11 @@ import java.util.UUID;
  *   <li>a broker-wide failure holds back everything: the records are sent again after a backoff, no attempt
  *       counted, until Kafka takes them; the source's position does not move meanwhile.</li>
  * </ul>
- * At most {@link DeliverySettings#maxUnsettledEvents()} events and {@link DeliverySettings#maxUnsettledBytes()}
+ * With a transactional publisher ({@code --delivery exactly-once}) each settle group is one Kafka transaction that
+ * also carries the position ({@link TransactionalSettler}); a failed record aborts it and the group is sent again
+ * without the failed keys, so a {@code read_committed} consumer sees every event once.
+ *
+ * <p>At most {@link DeliverySettings#maxUnsettledEvents()} events and {@link DeliverySettings#maxUnsettledBytes()}
  * bytes are in flight: {@link #submit} blocks beyond that.
  */
 public interface DeliveryPipeline extends AutoCloseable {
@@ -112,8 +116,15 @@ public interface DeliveryPipeline extends AutoCloseable {
                                   TopicLimits limits, KeyParking parking, RowStore rows, RelayListener listener) {
         Settler settler = new Settler(settings, publisher, limits, parking, rows, listener);
         Sender sender = new Sender(router, publisher, limits, parking, settings.onPoison());
-        return new SettlingPipeline(sender, settler, settings.maxUnsettledEvents(), settings.maxUnsettledBytes(),
-                settings.threadName());
+        TransactionalSettler transactions = publisher.stateTopic().map(state -> {
+            if (settings.deadLetterTopic().isPresent()) {
+                throw new IllegalArgumentException("a dead-letter topic is not supported with exactly-once delivery");
+            }
+            return new TransactionalSettler(settler, settings, publisher, state, state.transactionalId(), limits,
+                    parking, rows, listener);
+        }).orElse(null);
+        return new SettlingPipeline(sender, settler, transactions, settings.maxUnsettledEvents(),
+                settings.maxUnsettledBytes(), settings.threadName());
     }
 
     /**

@@ -209,19 +209,32 @@ final class Settler {
                 }
             }
         }
-        if (round.outage != null && !inOutage) {
-            inOutage = true;
-            LOG.warn("Kafka is unavailable ({}); retrying {} event(s) until it is back", round.outage.toString(),
-                    round.retry.size());
-            listener.outage("kafka", round.outage);
-        } else if (round.outage == null && inOutage && !round.acked.isEmpty()) {
+        if (round.outage != null) {
+            outage(round.outage, round.retry.size());
+        } else if (inOutage && !round.acked.isEmpty()) {
             recovered();
         }
         return round;
     }
 
+    /** Kafka failed broker-wide: reported once, until something is acknowledged again. */
+    void outage(Throwable cause, int retrying) {
+        if (!inOutage) {
+            inOutage = true;
+            LOG.warn("Kafka is unavailable ({}); retrying {} event(s) until it is back", cause.toString(), retrying);
+            listener.outage("kafka", cause);
+        }
+    }
+
+    /** Something was acknowledged: an outage, if any, is over. */
+    void acknowledged() {
+        if (inOutage) {
+            recovered();
+        }
+    }
+
     /** Whether the row's ambiguous failures began less than {@link Failures#AMBIGUOUS_GRACE} ago. */
-    private boolean stillInGrace(UUID id) {
+    boolean stillInGrace(UUID id) {
         long now = nanoClock.getAsLong();
         Long since = ambiguousSince.get(id);
         if (since == null) {
@@ -281,7 +294,8 @@ final class Settler {
         listener.recovered();
     }
 
-    private void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead) {
+    /** Parks the keys of rows that failed, by what became of them ({@code dead}: dead-lettered by this round). */
+    void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead) {
         Set<UUID> reported = new HashSet<>();
         for (Failure f : failures) {
             if (!reported.add(f.id())) {

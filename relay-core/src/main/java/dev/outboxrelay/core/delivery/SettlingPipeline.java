@@ -33,6 +33,15 @@ final class SettlingPipeline implements DeliveryPipeline {
 
     private final Sender sender;
     private final Settler settler;
+    /** Null unless exactly-once: then each settle group is one Kafka transaction. */
+    private final TransactionalSettler transactions;
+    /**
+     * Exactly-once: held while records are handed to the producer and queued, and by the settling thread from taking
+     * a group until its transaction committed, so a transaction is exactly the queued batches.
+     */
+    private final java.util.concurrent.locks.ReentrantLock sendLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Exactly-once: false until the transactional producer is ready and the last position caught up. */
+    private boolean opened;
     private final int maxEvents;
     private final long maxBytes;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -46,8 +55,15 @@ final class SettlingPipeline implements DeliveryPipeline {
     private volatile Throwable failure;
 
     SettlingPipeline(Sender sender, Settler settler, int maxEvents, long maxBytes, String threadName) {
+        this(sender, settler, null, maxEvents, maxBytes, threadName);
+    }
+
+    SettlingPipeline(Sender sender, Settler settler, TransactionalSettler transactions, int maxEvents, long maxBytes,
+                     String threadName) {
         this.sender = sender;
         this.settler = settler;
+        this.transactions = transactions;
+        this.opened = transactions == null;
         this.maxEvents = maxEvents;
         this.maxBytes = maxBytes;
         this.thread = new Thread(this::settleLoop, threadName);
@@ -60,7 +76,7 @@ final class SettlingPipeline implements DeliveryPipeline {
         long bytes = bytes(items);
         synchronized (this) {
             // A batch larger than the budget on its own is admitted once nothing else is in flight.
-            while ((unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP
+            while ((!opened || unsettledEvents >= maxEvents || queue.size() >= MAX_GROUP
                     || (unsettledEvents > 0 && unsettledBytes + bytes > maxBytes)) && !closed) {
                 Heartbeat.beat(); // waiting for Kafka to take the in-flight events is progress, not a stall
                 wait(1000);
@@ -69,16 +85,31 @@ final class SettlingPipeline implements DeliveryPipeline {
                 throw new InterruptedException("relay is closing");
             }
         }
+        if (transactions == null) {
+            enqueue(sender.send(items, fromTable), settled, bytes);
+            return;
+        }
+        List<Item> toSend = items;
+        if (items.stream().anyMatch(i -> transactions.committedBefore(i.id()))) {
+            toSend = new ArrayList<>(items);
+            toSend.removeIf(i -> transactions.committedBefore(i.id())); // marked at open: in Kafka already
+        }
+        sendLock.lockInterruptibly();
+        try {
+            enqueue(sender.send(toSend, fromTable), settled, bytes);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private synchronized void enqueue(SentBatch sent, Settled settled, long bytes) {
         // Two threads may submit (new rows, and a parked key's rows from the table), never for the same key: a key
         // published from the table is parked, so new rows of it are left in the table. Per-key order is
         // submission order.
-        SentBatch sent = sender.send(items, fromTable);
-        synchronized (this) {
-            queue.addLast(new Pending(sent, settled, bytes));
-            unsettledEvents += items.size();
-            unsettledBytes += bytes;
-            notifyAll();
-        }
+        queue.addLast(new Pending(sent, settled, bytes));
+        unsettledEvents += sent.size();
+        unsettledBytes += bytes;
+        notifyAll();
     }
 
     @Override
@@ -140,6 +171,13 @@ final class SettlingPipeline implements DeliveryPipeline {
     private void settleLoop() {
         Heartbeat.watch();
         try {
+            if (transactions != null) {
+                transactions.open(this::isClosed);
+                synchronized (this) {
+                    opened = true;
+                    notifyAll();
+                }
+            }
             while (true) {
                 Pending head;
                 synchronized (this) {
@@ -158,10 +196,22 @@ final class SettlingPipeline implements DeliveryPipeline {
                     settler.slow(SLOW_ACK);
                 }
                 long t1 = System.nanoTime();
-                List<Pending> group = group(head);
-                List<SentBatch> sents = new ArrayList<>(group.size());
-                group.forEach(p -> sents.add(p.sent()));
-                settler.settleAll(sents, sender);
+                List<Pending> group;
+                if (transactions == null) {
+                    group = group(head);
+                    settler.settleAll(sents(group), sender);
+                } else {
+                    TransactionalSettler.Committed committed;
+                    sendLock.lockInterruptibly();
+                    try {
+                        group = queued();
+                        committed = transactions.commit(sents(group), sender, SLOW_ACK);
+                    } finally {
+                        sendLock.unlock();
+                    }
+                    transactions.settle(committed, head.sent().startedNanos);
+                }
+                List<SentBatch> sents = sents(group);
                 long t2 = System.nanoTime();
                 int last = group.size() - 1;
                 while (last > 0 && group.get(last).sent().fromTable) {
@@ -192,6 +242,10 @@ final class SettlingPipeline implements DeliveryPipeline {
             }
         } catch (InterruptedException e) {
             LOG.debug("Settling stopped with {} batch(es) unsettled", unsettled());
+        } catch (dev.outboxrelay.core.publish.FencedException e) {
+            // Not a bug: another instance of this relay took over. Its start aborted our open transaction.
+            failure = e;
+            LOG.warn("Stopped publishing: {}; {} batch(es) left unsettled for it", e.getMessage(), unsettled());
         } catch (RuntimeException | Error e) {
             // A bug or a JVM error, not an outage: stop publishing rather than move a position past unsettled
             // events; the daemon sees failure() and stops the process so that a standby takes over.
@@ -212,6 +266,21 @@ final class SettlingPipeline implements DeliveryPipeline {
             n += item.bytes();
         }
         return n;
+    }
+
+    private static List<SentBatch> sents(List<Pending> group) {
+        List<SentBatch> sents = new ArrayList<>(group.size());
+        group.forEach(p -> sents.add(p.sent()));
+        return sents;
+    }
+
+    private synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /** Exactly-once: every queued batch, i.e. everything sent in the open transaction. */
+    private synchronized List<Pending> queued() {
+        return new ArrayList<>(queue);
     }
 
     /** The head and the batches right behind it that Kafka has already answered completely. */

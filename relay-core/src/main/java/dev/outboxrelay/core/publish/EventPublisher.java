@@ -46,6 +46,38 @@ public interface EventPublisher extends AutoCloseable {
      */
     int maxRecordBytes();
 
+    /**
+     * The exactly-once state topic when this publisher is transactional ({@link ProducerSettings#exactlyOnce}):
+     * records sent between {@link #beginTransaction} and {@link #commitTransaction} become visible to
+     * {@code read_committed} consumers together, or never. Empty for the at-least-once publisher.
+     */
+    default java.util.Optional<StateTopic> stateTopic() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Transactional only: a fresh producer registers the {@code transactional.id}, which fences any older producer of
+     * it (another instance, or this one before) and aborts its open transaction. Blocks up to {@code max.block.ms}.
+     */
+    default void initTransactions() {
+        throw new UnsupportedOperationException("not a transactional publisher");
+    }
+
+    /** Transactional only: starts the transaction the next records belong to. */
+    default void beginTransaction() {
+        throw new UnsupportedOperationException("not a transactional publisher");
+    }
+
+    /** Transactional only: flushes and commits the open transaction. */
+    default void commitTransaction() {
+        throw new UnsupportedOperationException("not a transactional publisher");
+    }
+
+    /** Transactional only: aborts the open transaction; its records are never seen by read_committed consumers. */
+    default void abortTransaction() {
+        throw new UnsupportedOperationException("not a transactional publisher");
+    }
+
     /** Closes the producer, waiting up to {@code timeout} for in-flight records. Idempotent. */
     void close(Duration timeout);
 

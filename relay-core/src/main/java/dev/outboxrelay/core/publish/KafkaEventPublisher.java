@@ -15,8 +15,14 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 
 final class KafkaEventPublisher implements EventPublisher {
 
-    private final Producer<byte[], byte[]> producer;
-    private final KafkaClientMetrics metrics;
+    private static final Duration TRANSACTIONAL_CLOSE = Duration.ofSeconds(3);
+
+    private final ProducerSettings settings;
+    private final java.util.Optional<StateTopic> stateTopic;
+    /** Replaced only by {@link #initTransactions} (transactional), before anything is sent. */
+    private volatile Producer<byte[], byte[]> producer;
+    private volatile KafkaClientMetrics metrics;
+    private boolean initialized;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final int maxRecordBytes;
     /**
@@ -27,14 +33,57 @@ final class KafkaEventPublisher implements EventPublisher {
             ? PublishTracing.of(GlobalOpenTelemetry.getOrNoop()) : null;
 
     KafkaEventPublisher(ProducerSettings settings) {
-        this.producer = new KafkaProducer<>(settings.producerProperties());
+        this.settings = settings;
+        this.stateTopic = settings.exactlyOnce().map(e -> StateTopic.kafka(e, settings.producerProperties()));
         // Parsed by Kafka's own definition (no config dump in the log, unlike new ProducerConfig(...)).
         this.maxRecordBytes = (Integer) ProducerConfig.configDef().parse(settings.producerProperties())
                 .get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        this.producer = newProducer();
+    }
+
+    private Producer<byte[], byte[]> newProducer() {
+        Producer<byte[], byte[]> p = new KafkaProducer<>(settings.producerProperties());
         // The producer's own metrics (kafka_producer_*) go to Micrometer's global registry, which the daemon's
         // /metrics registry joins: the producer lives in the source, the registry in the daemon.
-        this.metrics = new KafkaClientMetrics(producer);
-        metrics.bindTo(Metrics.globalRegistry);
+        KafkaClientMetrics m = new KafkaClientMetrics(p);
+        m.bindTo(Metrics.globalRegistry);
+        this.metrics = m;
+        return p;
+    }
+
+    @Override
+    public java.util.Optional<StateTopic> stateTopic() {
+        return stateTopic;
+    }
+
+    @Override
+    public synchronized void initTransactions() {
+        if (stateTopic.isEmpty()) {
+            throw new UnsupportedOperationException("not a transactional publisher");
+        }
+        if (initialized) {
+            // A producer that was fenced, or failed fatally, cannot be used again: a new one takes the id.
+            metrics.close();
+            producer.close(Duration.ZERO);
+            producer = newProducer();
+        }
+        initialized = true;
+        producer.initTransactions();
+    }
+
+    @Override
+    public void beginTransaction() {
+        producer.beginTransaction();
+    }
+
+    @Override
+    public void commitTransaction() {
+        producer.commitTransaction();
+    }
+
+    @Override
+    public void abortTransaction() {
+        producer.abortTransaction();
     }
 
     @Override
@@ -72,7 +121,11 @@ final class KafkaEventPublisher implements EventPublisher {
     public void close(Duration timeout) {
         if (closed.compareAndSet(false, true)) {
             metrics.close();
-            producer.close(timeout);
+            // Transactional: what is not committed by now never will be, and must not be (the next instance's
+            // initTransactions aborts it, or the coordinator after transaction.timeout.ms). Waiting would only let
+            // the producer's shutdown abort loop hold the stop (seen waiting > 30 s on an interrupted commit).
+            producer.close(stateTopic.isPresent() && timeout.compareTo(TRANSACTIONAL_CLOSE) > 0
+                    ? TRANSACTIONAL_CLOSE : timeout);
         }
     }
 }

@@ -33,9 +33,12 @@ public final class ProducerSettings {
             ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
 
     private final Map<String, Object> properties;
+    /** Present with {@code --delivery exactly-once}. */
+    private final java.util.Optional<ExactlyOnce> exactlyOnce;
 
-    private ProducerSettings(Map<String, Object> properties) {
+    private ProducerSettings(Map<String, Object> properties, java.util.Optional<ExactlyOnce> exactlyOnce) {
         this.properties = Collections.unmodifiableMap(properties);
+        this.exactlyOnce = exactlyOnce;
     }
 
     /**
@@ -61,7 +64,24 @@ public final class ProducerSettings {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        return new ProducerSettings(props);
+        return new ProducerSettings(props, java.util.Optional.empty());
+    }
+
+    /**
+     * These settings for a transactional producer ({@code --delivery exactly-once}): {@code transactional.id} from
+     * {@code exactlyOnce}, and its transaction timeout unless {@code transaction.timeout.ms} was set.
+     */
+    public ProducerSettings exactlyOnce(ExactlyOnce exactlyOnce) {
+        Map<String, Object> props = new LinkedHashMap<>(properties);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, exactlyOnce.transactionalId());
+        props.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                String.valueOf(exactlyOnce.transactionTimeout().toMillis()));
+        return new ProducerSettings(props, java.util.Optional.of(exactlyOnce));
+    }
+
+    /** Present when the relay delivers exactly once. */
+    public java.util.Optional<ExactlyOnce> exactlyOnce() {
+        return exactlyOnce;
     }
 
     /** The full producer configuration, for {@code new KafkaProducer<>(…)}. Contains secrets: never log it. */
