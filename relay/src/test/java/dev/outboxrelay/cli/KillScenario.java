@@ -33,10 +33,29 @@ final class KillScenario implements AutoCloseable {
     static final int KEYS = 10;
     static final int EVENTS_PER_KEY = 5000;
 
+    /** Where the scenario's topics are: a broker the test kit runs in-process or in its own JVM. */
+    record Broker(String bootstrapServers, java.util.function.BiConsumer<String, Integer> createTopic,
+                  TopicReader reader) {
+        static Broker shared() {
+            TestKafka kafka = TestKafka.shared();
+            return new Broker(kafka.bootstrapServers(), kafka::createTopic, TopicReader.of(kafka));
+        }
+
+        static Broker of(dev.outboxrelay.testkit.KafkaProcess kafka) {
+            return new Broker(kafka.bootstrapServers(), kafka::createTopic, new TopicReader(kafka.bootstrapServers()));
+        }
+    }
+
     private final TestDatabase database;
-    private final TestKafka kafka = TestKafka.shared();
+    private final Broker kafka;
     private final Path log;
-    private final List<String> modeArgs;
+    private final int keys;
+    private final int eventsPerKey;
+    /** JVM options of the n-th instance (0-based), e.g. a fault point. */
+    private java.util.function.IntFunction<List<String>> jvmOptions = n -> List.of();
+    /** The mode arguments of the n-th instance (0-based): {@code modeArgs} unless a mode switch is scripted. */
+    private java.util.function.IntFunction<List<String>> modeArgsOf;
+    private int instances;
     /** Per scenario: the ITs share one broker. */
     private final String prefix = "kill-it-" + UUID.randomUUID().toString().substring(0, 8);
     private final String topic = prefix + ".Stream";
@@ -44,8 +63,16 @@ final class KillScenario implements AutoCloseable {
 
     /** @param modeArgs {@code --mode ...} and the mode's own options */
     KillScenario(String name, List<String> modeArgs) throws Exception {
+        this(name, modeArgs, Broker.shared(), KEYS, EVENTS_PER_KEY);
+    }
+
+    /** A scenario on {@code kafka} writing {@code keys} x {@code eventsPerKey} events. */
+    KillScenario(String name, List<String> modeArgs, Broker kafka, int keys, int eventsPerKey) throws Exception {
         assertThat(JAR).as("the shaded jar is built in package, before this integration test").exists();
-        this.modeArgs = modeArgs;
+        this.modeArgsOf = n -> modeArgs;
+        this.kafka = kafka;
+        this.keys = keys;
+        this.eventsPerKey = eventsPerKey;
         database = MigratedDatabases.create("killit");
         database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
         Files.createDirectories(Path.of("target", "it-logs"));
@@ -57,6 +84,33 @@ final class KillScenario implements AutoCloseable {
         return database;
     }
 
+    /** The JVM options of each instance by its number (0-based), e.g. a fault point for one of them. */
+    KillScenario jvmOptions(java.util.function.IntFunction<List<String>> options) {
+        this.jvmOptions = options;
+        return this;
+    }
+
+    /** The mode arguments of each instance by its number (0-based): a mode switch between kills. */
+    KillScenario modeArgs(java.util.function.IntFunction<List<String>> args) {
+        this.modeArgsOf = args;
+        return this;
+    }
+
+    /** Instances started so far. */
+    int instances() {
+        return instances;
+    }
+
+    /** The topic the events go to. */
+    String topic() {
+        return topic;
+    }
+
+    /** The relay's log. */
+    Path log() {
+        return log;
+    }
+
     /**
      * Writes 50,000 events with {@code writerThreads} threads pausing {@code pauseMillis} after each commit, kills
      * the relay {@code kills} times (each instance lives {@code minUp} plus up to {@code jitter}, and then, when
@@ -66,8 +120,8 @@ final class KillScenario implements AutoCloseable {
      */
     DeliveryReport run(int kills, int writerThreads, long pauseMillis, Duration minUp, Duration jitter,
                        BooleanSupplier readyToKill) throws Exception {
-        kafka.createTopic(topic, 3);
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", KEYS, EVENTS_PER_KEY,
+        kafka.createTopic().accept(topic, 3);
+        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", keys, eventsPerKey,
                 writerThreads, pauseMillis);
         for (int i = 0; i < kills; i++) {
             long sent = sent();
@@ -84,11 +138,11 @@ final class KillScenario implements AutoCloseable {
         assertThat(load.isDone()).as("the relay was killed %d times while events were still being written", kills)
                 .isFalse();
         List<String> expected = load.join();
-        assertThat(expected).hasSize(KEYS * EVENTS_PER_KEY);
+        assertThat(expected).hasSize(keys * eventsPerKey);
 
         relay = start();
-        List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(expected),
-                Duration.ofMinutes(3));
+        List<ReadRecord> records = kafka.reader().readUntilIds(topic,
+                new HashSet<>(expected), Duration.ofMinutes(3));
         DeliveryReport report = DeliveryReport.of(records, expected);
         assertThat(report.nothingLost()).as("%s", report).isTrue();
         assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
@@ -101,14 +155,81 @@ final class KillScenario implements AutoCloseable {
         return report;
     }
 
+    /**
+     * One burst of events per instance, each instance ended while its burst is being written: it is started, shown
+     * to publish (a probe row of its own is marked, and {@code streaming} holds), its burst's writers start, and once it marked a tenth of the
+     * burst it is SIGKILLed at a random moment within {@code jitter}, the writers still writing; an instance with
+     * {@link #jvmOptions} of its own (a fault point) ends itself instead (exit 137). A last instance publishes the
+     * rest. Asserts nothing lost, per-key order, nothing left unsent, a clean SIGTERM; returns the delivery report.
+     * Gating each burst on its instance keeps the kills mid-stream however slowly a loaded machine starts them.
+     */
+    DeliveryReport runInBursts(int bursts, int writerThreads, long pauseMillis, Duration jitter,
+                               BooleanSupplier streaming) throws Exception {
+        kafka.createTopic().accept(topic, 3);
+        OutboxWriter writer = new OutboxWriter(database, "public.outbox");
+        List<String> expected = new ArrayList<>();
+        int perKey = eventsPerKey / bursts;
+        for (int i = 0; i < bursts; i++) {
+            relay = start();
+            Process current = relay;
+            List<String> probe = writer.insert(List.of(dev.outboxrelay.testkit.contract.OutboxWriter.Row.of("Stream",
+                    "probe-" + i, 0)));
+            expected.addAll(probe);
+            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> (marked(probe) && streaming.getAsBoolean()) || !current.isAlive());
+            long before = sent();
+            Workload burst = Workload.start(writer, "Stream", keys, perKey, writerThreads, pauseMillis);
+            if (!jvmOptions.apply(instances - 1).isEmpty()) {
+                // A fault point halts this instance by itself (exit 137, like a SIGKILL), at the moment it names.
+                await().atMost(Duration.ofMinutes(2)).until(() -> !current.isAlive());
+                assertThat(current.exitValue()).as("the fault point halted relay %d (see %s)", i, log).isEqualTo(137);
+                assertThat(burst.isDone()).as("halted while burst %d was being written", i).isFalse();
+            } else {
+                assertThat(current.isAlive()).as("relay %d runs (see %s)", i, log).isTrue();
+                await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> sent() - before >= (long) keys * perKey / 10 || !current.isAlive());
+                Thread.sleep(ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1));
+                assertThat(burst.isDone()).as("relay %d killed while burst %d was being written", i, i).isFalse();
+                assertThat(current.isAlive()).as("relay %d runs until its SIGKILL (see %s)", i, log).isTrue();
+                current.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
+                assertThat(current.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            }
+            expected.addAll(burst.join());
+        }
+        relay = start();
+        List<ReadRecord> records = kafka.reader().readUntilIds(topic, new HashSet<>(expected), Duration.ofMinutes(3));
+        DeliveryReport report = DeliveryReport.of(records, expected);
+        assertThat(report.nothingLost()).as("%s", report).isTrue();
+        assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
+        await().atMost(Duration.ofMinutes(1)).until(() ->
+                database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
+        relay.destroy(); // SIGTERM: graceful
+        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+        if (!relay.waitFor(15, TimeUnit.SECONDS) && Files.isExecutable(jstack)) {
+            // A stop that hangs is diagnosed: the relay's threads go to its log, then the stop is asserted.
+            new ProcessBuilder(jstack.toString(), String.valueOf(relay.pid())).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start().waitFor();
+        }
+        assertThat(relay.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(relay.exitValue()).isZero();
+        return report;
+    }
+
+    private boolean marked(List<String> ids) {
+        return database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL AND id = '" + ids.get(0)
+                + "'") == 1;
+    }
+
     private long sent() {
         return database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL");
     }
 
     private Process start() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", JAR.toString(), "run"));
-        command.addAll(modeArgs);
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+        command.addAll(jvmOptions.apply(instances++));
+        command.addAll(List.of("-jar", JAR.toString(), "run"));
+        command.addAll(modeArgsOf.apply(instances - 1));
         command.addAll(List.of("--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
                 "--kafka-bootstrap", kafka.bootstrapServers(), "--topic-template", prefix + ".${aggregateType}",
                 "--http-port", "0"));

@@ -164,6 +164,32 @@ class MainTest {
     }
 
     @Test
+    void exactlyOnceRefusesADeadLetterTopicAndAStateTopicEventsMayBeRoutedTo() {
+        CliRun r = CliRun.of(with(RUN_REQUIRED, "--delivery", "exactly-once", "--dead-letter-topic", "dlq",
+                "--topic-allow", "orders\\..*", "--state-topic", "orders.state"));
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("""
+                error: --dead-letter-topic: not supported with --delivery exactly-once (a copy outside the \
+                transaction could outlive an aborted one); dead letters stay in the table
+                error: --state-topic: orders.state is also a topic events may be routed to (--topic-allow); use a \
+                topic of its own (see 'outbox-relay run --help')
+                """);
+    }
+
+    @Test
+    void exactlyOnceIsAChoiceOfDeliveryWithTheStateTopicShownInTheDryRun() {
+        CliRun bad = CliRun.of(with(RUN_REQUIRED, "--delivery", "twice"));
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).startsWith("error: --delivery: expected one of at-least-once, exactly-once, was"
+                + " 'twice'");
+        CliRun dry = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET), with(RUN_REQUIRED, "--delivery", "exactly-once",
+                "--dry-run"));
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        assertThat(dry.out()).contains("delivery = exactly-once (command line)",
+                "state-topic = outbox-relay.state (default)");
+    }
+
+    @Test
     void everyConfigurationProblemIsReportedBeforeAnythingIsContacted() {
         CliRun r = CliRun.of("run", "--mode", "rabbit", "--http-port", "70000", "--kafka.acks=0");
         assertThat(r.exitCode()).isEqualTo(2);
