@@ -38,7 +38,8 @@ final class VerifyCommand implements Cli.Command {
     @Override
     public String description() {
         return "Check delivery: sent rows missing from their topic, duplicates, per-key order, unsent rows,"
-                + " dead letters (exit 1 when something was lost or out of order, 3 when it could not check).";
+                + " dead letters (exit 1 when something was lost or out of order, or duplicated read_committed; 3 when it"
+                + " could not check).";
     }
 
     @Override
@@ -50,7 +51,8 @@ final class VerifyCommand implements Cli.Command {
     public List<String> examples() {
         return List.of("RELAY_DB_PASSWORD=... " + Cli.NAME + " verify --db-url jdbc:postgresql://db:5432/app \\",
                 "    --db-user relay --kafka-bootstrap kafka:9092 --since 2h",
-                Cli.NAME + " verify --config /etc/outbox-relay/relay.properties --json > report.json");
+                Cli.NAME + " verify --config /etc/outbox-relay/relay.properties --json > report.json",
+                Cli.NAME + " verify --config /etc/outbox-relay/relay.properties --isolation read_committed");
     }
 
     @Override
@@ -63,6 +65,7 @@ final class VerifyCommand implements Cli.Command {
             }
         });
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(KafkaOptions.KAFKA_BOOTSTRAP));
+        consumer.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, config.get(VerifyOptions.ISOLATION));
         DeliveryAudit audit = DeliveryAudit.of(ConnectionFactory.fromConfig(config),
                 DatabaseOptions.table(config), EventRouter.topicTemplate(config.get(KafkaOptions.TOPIC_TEMPLATE), null,
                         java.util.Set.of(), dev.outboxrelay.core.format.MessageFormat.relay(),

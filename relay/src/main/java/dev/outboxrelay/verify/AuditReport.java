@@ -21,7 +21,7 @@ import java.util.Map;
  */
 public record AuditReport(Instant since, long rows, long sent, Map<String, Long> topics, List<Row> lost,
                           Map<String, Integer> duplicates, List<String> orderViolations, long unsent,
-                          Instant oldestUnsent, List<Row> deadLetters, long unroutable) {
+                          Instant oldestUnsent, List<Row> deadLetters, long unroutable, boolean exactlyOnce) {
 
     /**
      * One row named in the report.
@@ -45,9 +45,12 @@ public record AuditReport(Instant since, long rows, long sent, Map<String, Long>
         deadLetters = List.copyOf(deadLetters);
     }
 
-    /** Nothing lost and per-key order held: what the relay guarantees. */
+    /**
+     * What the relay guarantees held: nothing lost and per-key order; read as an exactly-once consumer
+     * ({@link #exactlyOnce}), also no duplicates.
+     */
     public boolean ok() {
-        return lost.isEmpty() && orderViolations.isEmpty();
+        return lost.isEmpty() && orderViolations.isEmpty() && (!exactlyOnce || duplicates.isEmpty());
     }
 
     /** Records beyond the first of each duplicated id. */

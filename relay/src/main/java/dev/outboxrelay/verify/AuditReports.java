@@ -43,7 +43,10 @@ public final class AuditReports {
         if (r.unroutable() > 0) {
             lines.add("unroutable: " + r.unroutable() + " rows whose topic the template cannot name");
         }
-        lines.add("verdict: " + (r.ok() ? "OK (nothing lost, per-key order held)" : "FAILED"));
+        lines.add("verdict: " + (r.ok() ? "OK (nothing lost, per-key order held" + (r.exactlyOnce()
+                ? ", each event exactly once for read_committed consumers)" : ")")
+                : "FAILED" + (r.exactlyOnce() && !r.duplicates().isEmpty() ? " (duplicates read_committed: exactly-once"
+                + " delivery did not hold)" : "")));
         return lines;
     }
 
@@ -51,6 +54,7 @@ public final class AuditReports {
     public static String json(AuditReport r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("ok", r.ok());
+        m.put("isolation", r.exactlyOnce() ? "read_committed" : "read_uncommitted");
         m.put("since", r.since().toString());
         m.put("rows", r.rows());
         m.put("sent", r.sent());

@@ -44,7 +44,7 @@ final class JdbcKafkaDeliveryAudit implements DeliveryAudit {
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "outbox-relay-verify");
         this.consumerConfig = Map.copyOf(c);
@@ -97,7 +97,8 @@ final class JdbcKafkaDeliveryAudit implements DeliveryAudit {
             }
         }
         return new AuditReport(window.since, rows.size(), sent, topics, lost, duplicates, violations, unsent,
-                oldestUnsent, deadLetters, window.unroutable);
+                oldestUnsent, deadLetters, window.unroutable,
+                "read_committed".equals(consumerConfig.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)));
     }
 
     private static void observe(ConsumerRecord<byte[], byte[]> record, OutboxRows window,

@@ -2,6 +2,7 @@ package dev.outboxrelay.verify;
 
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Option;
+import dev.outboxrelay.core.config.OptionType;
 import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.Passthrough;
 import dev.outboxrelay.core.config.Validator;
@@ -27,6 +28,19 @@ public final class VerifyOptions {
             .example("true")
             .build();
 
+    /** Kafka's isolation levels, by their Kafka names. */
+    public static final String READ_COMMITTED = "read_committed";
+    public static final String READ_UNCOMMITTED = "read_uncommitted";
+
+    public static final Option<String> ISOLATION = Option.builder("isolation",
+                    OptionType.custom(READ_COMMITTED + "|" + READ_UNCOMMITTED, VerifyOptions::isolation))
+            .defaultValue(READ_UNCOMMITTED)
+            .doc("How the topics are read. read_uncommitted: what every consumer sees; duplicates are reported, not"
+                    + " a failure (at-least-once delivers some). read_committed: what a read_committed consumer sees;"
+                    + " for a relay with --delivery exactly-once, where any duplicate is a failure.")
+            .example(READ_COMMITTED)
+            .build();
+
     /**
      * {@code --kafka.<property>}: the same family and {@code --kafka-config-file} as {@code run}, so one config
      * file serves both, but verify's consumer takes only the connection security settings from it.
@@ -44,9 +58,17 @@ public final class VerifyOptions {
     public static final OptionSet SET = OptionSet.builder("Verify")
             .add(KafkaOptions.KAFKA_BOOTSTRAP).add(KafkaOptions.TOPIC_TEMPLATE)
             .passthrough(KAFKA)
-            .add(SINCE).add(JSON)
+            .add(SINCE).add(ISOLATION).add(JSON)
             .build();
 
     private VerifyOptions() {
+    }
+
+    private static String isolation(String raw) {
+        String v = raw.trim().toLowerCase(java.util.Locale.ROOT).replace('-', '_');
+        if (!v.equals(READ_COMMITTED) && !v.equals(READ_UNCOMMITTED)) {
+            throw new IllegalArgumentException("expected one of read_committed, read_uncommitted, was '" + raw + "'");
+        }
+        return v;
     }
 }

@@ -1,15 +1,21 @@
 package dev.outboxrelay.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
 import dev.outboxrelay.testkit.KafkaProcess;
+import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.contract.OutboxWriter;
+import dev.outboxrelay.testkit.contract.Workload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,6 +95,71 @@ class ExactlyOnceIT {
         }
     }
 
+    @Test
+    void twoInstancesOfOneRelayTheFencedOneStopsPublishingAndNothingIsDoubled() throws Exception {
+        Path logA = Path.of("target", "it-logs", "exactly-once-fence-a.log");
+        Path logB = Path.of("target", "it-logs", "exactly-once-fence-b.log");
+        Files.deleteIfExists(logA);
+        Files.deleteIfExists(logB);
+        try (KillScenario scenario = new KillScenario("exactly-once-fence", poll("eos-fence"),
+                KillScenario.Broker.of(kafka), KEYS, 1000)) {
+            scenario.createTopic();
+            TestDatabase db = scenario.database();
+            OutboxWriter writer = new OutboxWriter(db, "public.outbox");
+            Process a = scenario.start(logA);
+            Process b = null;
+            try {
+                List<String> expected = new ArrayList<>(writer.insert(List.of(OutboxWriter.Row.of("Stream", "p", 0))));
+                await().atMost(Duration.ofMinutes(1)).until(() -> unsent(db) == 0);
+                Workload load = Workload.start(writer, "Stream", KEYS, 1000, 2, 10);
+                b = scenario.start(logB);
+                await().atMost(Duration.ofMinutes(1)).until(() -> Files.readString(logB).contains("standing by"));
+
+                // A freezes mid-stream (a long GC pause, a stalled VM) and loses its database session: B takes over
+                // the table and, starting its transactional producer, fences A's.
+                signal(a, "STOP");
+                db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE"
+                        + " 'eos-fence@%:" + a.pid() + "/poll'");
+                await().atMost(Duration.ofMinutes(1)).until(() -> Files.readString(logB).contains("Exactly-once"
+                        + " delivery as"));
+                long takenOver = sent(db);
+                await().atMost(Duration.ofMinutes(1)).until(() -> sent(db) > takenOver);
+                long resumedAt = Files.size(logA);
+                signal(a, "CONT");
+
+                expected.addAll(load.join());
+                DeliveryReport report = DeliveryReport.of(scenario.read(new HashSet<>(expected),
+                        Duration.ofMinutes(2)), expected);
+                assertThat(report.nothingLost()).as("%s", report).isTrue();
+                assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
+                assertThat(report.duplicateCount()).as("read_committed duplicates: %s", report).isZero();
+                await().atMost(Duration.ofMinutes(1)).until(() -> unsent(db) == 0);
+                assertThat(a.isAlive()).as("the fenced instance stands by, it does not exit (see %s)", logA).isTrue();
+                String afterResume = Files.readString(logA).substring((int) resumedAt);
+                assertThat(afterResume).as("A after it resumed (see %s)", logA).contains("standing by")
+                        .doesNotContain("Active relay of public.outbox now");
+            } finally {
+                signal(a, "CONT");
+                a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                if (b != null) {
+                    b.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    private static long unsent(TestDatabase db) {
+        return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL");
+    }
+
+    private static long sent(TestDatabase db) {
+        return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL");
+    }
+
+    private static void signal(Process p, String signal) throws Exception {
+        new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start().waitFor();
+    }
+
     private static boolean slotActive(KillScenario scenario) {
         return scenario.database().queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'eos_it'"
                 + " AND active") == 1;
@@ -101,5 +172,8 @@ class ExactlyOnceIT {
                 .isZero();
         List<String> lines = new ArrayList<>(Files.readAllLines(scenario.log()));
         assertThat(lines).anyMatch(l -> l.contains("Exactly-once delivery as"));
+        CliRun verify = scenario.verify("--isolation", "read_committed");
+        assertThat(verify.exitCode()).as("%s", verify).isZero();
+        assertThat(verify.out()).contains("duplicates: 0 records of 0 event ids", "each event exactly once");
     }
 }

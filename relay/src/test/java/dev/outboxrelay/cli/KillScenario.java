@@ -106,6 +106,25 @@ final class KillScenario implements AutoCloseable {
         return topic;
     }
 
+    /** Creates the scenario's topic, for scenarios that start instances themselves. */
+    void createTopic() {
+        kafka.createTopic().accept(topic, 3);
+    }
+
+    /** Reads the scenario's topic ({@code read_committed}) until every id arrived or {@code timeout} passed. */
+    List<ReadRecord> read(java.util.Set<String> ids, Duration timeout) {
+        return kafka.reader().readUntilIds(topic, ids, timeout);
+    }
+
+    /** {@code verify} of this scenario's table and topics, as an operator runs it, with {@code extra} options. */
+    CliRun verify(String... extra) {
+        List<String> args = new ArrayList<>(List.of("verify", "--db-url", database.jdbcUrl(), "--db-user",
+                database.relayUser(), "--kafka-bootstrap", kafka.bootstrapServers(), "--topic-template",
+                prefix + ".${aggregateType}", "--since", "1h"));
+        args.addAll(List.of(extra));
+        return CliRun.of(java.util.Map.of("RELAY_DB_PASSWORD", database.relayPassword()), args.toArray(String[]::new));
+    }
+
     /** The relay's log. */
     Path log() {
         return log;
@@ -225,6 +244,14 @@ final class KillScenario implements AutoCloseable {
     }
 
     private Process start() throws Exception {
+        return start(log);
+    }
+
+    /**
+     * Starts one more instance logging to {@code instanceLog}; the caller owns it (for scenarios of several
+     * instances at once). The scenario's topic is created on first use.
+     */
+    Process start(Path instanceLog) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions.apply(instances++));
@@ -236,7 +263,7 @@ final class KillScenario implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("RELAY_DB_PASSWORD", database.relayPassword());
         pb.redirectErrorStream(true);
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(instanceLog.toFile()));
         return pb.start();
     }
 

@@ -75,9 +75,16 @@ class VerifyCommandIT {
                 "  duplicate " + first.get(0).id() + " seen 2 times", "  duplicate " + first.get(1).id()
                         + " seen 2 times", "per-key order: ok\n");
 
+        // Read as an exactly-once consumer, a duplicate means exactly-once did not hold.
+        CliRun exactlyOnce = verify("--isolation", "read_committed");
+        assertThat(exactlyOnce.exitCode()).as(exactlyOnce.toString()).isEqualTo(1);
+        assertThat(exactlyOnce.out()).contains("duplicates: 2 records of 2 event ids\n", "verdict: FAILED (duplicates"
+                + " read_committed: exactly-once delivery did not hold)");
+
         CliRun json = verify("--json");
         JsonNode report = new ObjectMapper().readTree(json.out());
         assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(report.get("isolation").asText()).isEqualTo("read_uncommitted");
         assertThat(report.get("duplicateRecords").asLong()).isEqualTo(2);
         assertThat(report.get("lost")).isEmpty();
         assertThat(report.get("deadLetters").get(0).get("lastError").asText()).isNotBlank();
@@ -95,6 +102,20 @@ class VerifyCommandIT {
         for (String id : ids) {
             assertThat(run.out()).contains("  lost " + id + " (" + aggregateType + "/");
         }
+    }
+
+    @Test
+    void anExactlyOnceRelaysTopicReadCommittedIsOkWithEveryEventOnce() throws Exception {
+        insert(50, 5, null);
+        relayEverything();
+        CliRun run = verify("--isolation", "read_committed");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("duplicates: 0 records of 0 event ids\n", "verdict: OK (nothing lost, per-key"
+                + " order held, each event exactly once for read_committed consumers)");
+        CliRun bad = verify("--isolation", "snapshot");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).startsWith("error: --isolation: expected one of read_committed, read_uncommitted, was"
+                + " 'snapshot'");
     }
 
     @Test
