@@ -66,7 +66,7 @@ class ExactlyOnceIT {
         int faulty = ThreadLocalRandom.current().nextInt(SIGKILLS + 1);
         try (KillScenario scenario = new KillScenario("exactly-once-poll", poll("eos-poll"), KillScenario.Broker.of(kafka),
                 KEYS, EVENTS_PER_KEY).jvmOptions(n -> n == faulty ? haltAfterSomeCommits() : List.of())) {
-            DeliveryReport report = scenario.runInBursts(SIGKILLS + 1, 2, 5, Duration.ofMillis(300), () -> true);
+            DeliveryReport report = scenario.runInBursts(SIGKILLS + 1, 2, 5, () -> true);
             assertExactlyOnce(report, scenario);
         }
     }
@@ -76,7 +76,7 @@ class ExactlyOnceIT {
         int faulty = ThreadLocalRandom.current().nextInt(SIGKILLS + 1);
         try (KillScenario scenario = new KillScenario("exactly-once-cdc", cdc("eos-cdc"), KillScenario.Broker.of(kafka),
                 KEYS, EVENTS_PER_KEY).jvmOptions(n -> n == faulty ? haltAfterSomeCommits() : List.of())) {
-            DeliveryReport report = scenario.runInBursts(SIGKILLS + 1, 2, 10, Duration.ofMillis(300),
+            DeliveryReport report = scenario.runInBursts(SIGKILLS + 1, 2, 10,
                     () -> slotActive(scenario));
             assertExactlyOnce(report, scenario);
         }
@@ -89,7 +89,7 @@ class ExactlyOnceIT {
                 KEYS, 2000)) {
             scenario.modeArgs(modes::get);
             // Each instance is SIGKILLed mid-stream, the next one runs the other mode; the last one finishes.
-            DeliveryReport report = scenario.runInBursts(2, 2, 10, Duration.ofMillis(300),
+            DeliveryReport report = scenario.runInBursts(2, 2, 10,
                     () -> scenario.instances() != 2 || slotActive(scenario));
             assertExactlyOnce(report, scenario);
         }

@@ -23,8 +23,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The kill -9 scenario shared by the mode-specific ITs: the real daemon ({@code java -jar outbox-relay.jar run})
- * is started and SIGKILLed again and again while 50,000 events stream in; then one last instance publishes the
- * rest. Owns the subprocess, its log ({@code target/it-logs/<name>.log}) and the test database.
+ * is started and SIGKILLed again and again while events stream in (by default 50,000, one burst per instance);
+ * then one last instance publishes the rest. Owns the subprocess, its log ({@code target/it-logs/<name>.log}) and the test database.
  */
 final class KillScenario implements AutoCloseable {
 
@@ -131,59 +131,15 @@ final class KillScenario implements AutoCloseable {
     }
 
     /**
-     * Writes 50,000 events with {@code writerThreads} threads pausing {@code pauseMillis} after each commit, kills
-     * the relay {@code kills} times (each instance lives {@code minUp} plus up to {@code jitter}, and then, when
-     * {@code readyToKill} is given, until it marked at least one more row and {@code readyToKill} holds), then
-     * lets a last instance finish. Asserts
-     * that nothing is lost, per-key order, nothing left unsent and a clean SIGTERM; returns the delivery report.
-     */
-    DeliveryReport run(int kills, int writerThreads, long pauseMillis, Duration minUp, Duration jitter,
-                       BooleanSupplier readyToKill) throws Exception {
-        kafka.createTopic().accept(topic, 3);
-        Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", keys, eventsPerKey,
-                writerThreads, pauseMillis);
-        for (int i = 0; i < kills; i++) {
-            long sent = sent();
-            relay = start();
-            Thread.sleep(minUp.toMillis() + ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1));
-            if (readyToKill != null) {
-                await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> (sent() > sent && readyToKill.getAsBoolean()) || !relay.isAlive());
-            }
-            assertThat(relay.isAlive()).as("relay %d is still running before its SIGKILL (see %s)", i, log).isTrue();
-            relay.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
-            assertThat(relay.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        }
-        assertThat(load.isDone()).as("the relay was killed %d times while events were still being written", kills)
-                .isFalse();
-        List<String> expected = load.join();
-        assertThat(expected).hasSize(keys * eventsPerKey);
-
-        relay = start();
-        List<ReadRecord> records = kafka.reader().readUntilIds(topic,
-                new HashSet<>(expected), Duration.ofMinutes(3));
-        DeliveryReport report = DeliveryReport.of(records, expected);
-        assertThat(report.nothingLost()).as("%s", report).isTrue();
-        assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
-        await().atMost(Duration.ofMinutes(1)).until(() ->
-                database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
-
-        relay.destroy(); // SIGTERM: graceful
-        assertThat(relay.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(relay.exitValue()).isZero();
-        return report;
-    }
-
-    /**
      * One burst of events per instance, each instance ended while its burst is being written: it is started, shown
-     * to publish (a probe row of its own is marked, and {@code streaming} holds), its burst's writers start, and once it marked a tenth of the
-     * burst it is SIGKILLed at a random moment within {@code jitter}, the writers still writing; an instance with
+     * to publish (a probe row of its own is marked, and {@code streaming} holds), its burst's writers start, and
+     * once it marked a random 10 to 50 % of the burst it is SIGKILLed, the writers still writing; an instance with
      * {@link #jvmOptions} of its own (a fault point) ends itself instead (exit 137). A last instance publishes the
      * rest. Asserts nothing lost, per-key order, nothing left unsent, a clean SIGTERM; returns the delivery report.
      * Gating each burst on its instance keeps the kills mid-stream however slowly a loaded machine starts them.
      */
-    DeliveryReport runInBursts(int bursts, int writerThreads, long pauseMillis, Duration jitter,
-                               BooleanSupplier streaming) throws Exception {
+    DeliveryReport runInBursts(int bursts, int writerThreads, long pauseMillis, BooleanSupplier streaming)
+            throws Exception {
         kafka.createTopic().accept(topic, 3);
         OutboxWriter writer = new OutboxWriter(database, "public.outbox");
         List<String> expected = new ArrayList<>();
@@ -205,9 +161,10 @@ final class KillScenario implements AutoCloseable {
                 assertThat(burst.isDone()).as("halted while burst %d was being written", i).isFalse();
             } else {
                 assertThat(current.isAlive()).as("relay %d runs (see %s)", i, log).isTrue();
-                await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> sent() - before >= (long) keys * perKey / 10 || !current.isAlive());
-                Thread.sleep(ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1));
+                // A random moment, by progress rather than time: once it marked 10 to 50 % of the burst.
+                long killAt = (long) (keys * perKey * (0.1 + 0.4 * ThreadLocalRandom.current().nextDouble()));
+                await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> sent() - before >= killAt || !current.isAlive());
                 assertThat(burst.isDone()).as("relay %d killed while burst %d was being written", i, i).isFalse();
                 assertThat(current.isAlive()).as("relay %d runs until its SIGKILL (see %s)", i, log).isTrue();
                 current.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
