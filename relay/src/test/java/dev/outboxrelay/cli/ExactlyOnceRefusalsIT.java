@@ -23,7 +23,7 @@ class ExactlyOnceRefusalsIT {
 
     private static CliRun run(String bootstrap, String... extra) {
         String[] base = {"run", "--mode", "poll", "--db-url", NOWHERE, "--db-user", "relay", "--kafka-bootstrap",
-            bootstrap, "--delivery", "exactly-once", "--http-port", "0"};
+            bootstrap, "--delivery", "exactly-once", "--relay-name", "refusals", "--http-port", "0"};
         String[] args = new String[base.length + extra.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);

@@ -165,7 +165,8 @@ class MainTest {
 
     @Test
     void exactlyOnceRefusesADeadLetterTopicAndAStateTopicEventsMayBeRoutedTo() {
-        CliRun r = CliRun.of(with(RUN_REQUIRED, "--delivery", "exactly-once", "--dead-letter-topic", "dlq",
+        CliRun r = CliRun.of(with(RUN_REQUIRED, "--delivery", "exactly-once", "--relay-name", "orders",
+                "--dead-letter-topic", "dlq",
                 "--topic-allow", "orders\\..*", "--state-topic", "orders.state"));
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("""
@@ -182,8 +183,13 @@ class MainTest {
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).startsWith("error: --delivery: expected one of at-least-once, exactly-once, was"
                 + " 'twice'");
+        CliRun unnamed = CliRun.of(with(RUN_REQUIRED, "--delivery", "exactly-once"));
+        assertThat(unnamed.exitCode()).isEqualTo(2);
+        assertThat(unnamed.err()).isEqualTo("error: --relay-name: set a name of this relay's own with --delivery"
+                + " exactly-once: it names the transactional id, and two relays of one name and table on a Kafka"
+                + " cluster would fence each other (see 'outbox-relay run --help')\n");
         CliRun dry = CliRun.of(Map.of("RELAY_DB_PASSWORD", SECRET), with(RUN_REQUIRED, "--delivery", "exactly-once",
-                "--dry-run"));
+                "--relay-name", "orders", "--dry-run"));
         assertThat(dry.exitCode()).as(dry.err()).isZero();
         assertThat(dry.out()).contains("delivery = exactly-once (command line)",
                 "state-topic = outbox-relay.state (default)");

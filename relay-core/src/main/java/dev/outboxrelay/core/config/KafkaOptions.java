@@ -188,6 +188,11 @@ public final class KafkaOptions {
         if (config.find(DELIVERY).orElse(null) != Guarantee.EXACTLY_ONCE) {
             return;
         }
+        if (config.source(InstanceOptions.RELAY_NAME).orElse(null) == ValueSource.DEFAULT) {
+            problems.add("--" + InstanceOptions.RELAY_NAME.name() + ": set a name of this relay's own with --delivery"
+                    + " exactly-once: it names the transactional id, and two relays of one name and table on a Kafka"
+                    + " cluster would fence each other");
+        }
         if (config.find(DEAD_LETTER_TOPIC).isPresent()) {
             problems.add("--" + DEAD_LETTER_TOPIC.name() + ": not supported with --delivery exactly-once (a copy"
                     + " outside the transaction could outlive an aborted one); dead letters stay in the table");
