@@ -22,7 +22,7 @@ final class Bench {
 
     /** Contender slugs in run order. */
     static final List<String> SLUGS = List.of("naive", "batched", "debezium", "floor-poll", "floor-cdc", "poll-mark",
-            "poll-delete", "cdc", "cdc-delete", "connect");
+            "poll-delete", "cdc", "cdc-delete", "poll-eos", "cdc-eos", "connect");
 
     /** PostgreSQL settings on top of the test kit's (fsync and full_page_writes off, synchronous_commit on). */
     static final Map<String, String> PG_SETTINGS = Map.of(
@@ -205,6 +205,8 @@ final class Bench {
             case "poll-delete" -> RelayProcess.Mode.POLL_DELETE;
             case "cdc" -> RelayProcess.Mode.CDC;
             case "cdc-delete" -> RelayProcess.Mode.CDC_DELETE;
+            case "poll-eos" -> RelayProcess.Mode.POLL_EXACTLY_ONCE;
+            case "cdc-eos" -> RelayProcess.Mode.CDC_EXACTLY_ONCE;
             default -> throw new IllegalArgumentException("unknown contender " + slug);
         };
     }

@@ -49,7 +49,7 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
             description = "Run only these contenders: naive, batched, debezium, floor-poll, floor-cdc, poll-mark,"
-                    + " poll-delete, cdc, cdc-delete.")
+                    + " poll-delete, cdc, cdc-delete, poll-eos, cdc-eos (--delivery exactly-once), connect.")
     private List<String> only = new ArrayList<>();
 
     @Option(names = "--connect-plugin", paramLabel = "DIR",

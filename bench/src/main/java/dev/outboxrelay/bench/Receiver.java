@@ -49,6 +49,9 @@ final class Receiver implements AutoCloseable {
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                // What an exactly-once consumer sees (issue 27); the same as read_uncommitted for the others,
+                // which write no transactions.
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000,
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50));
         List<TopicPartition> all = new ArrayList<>();

@@ -19,19 +19,24 @@ final class RelayProcess extends SubprocessContender {
 
     /** The relay modes measured. */
     enum Mode {
-        POLL_MARK("poll (mark)", "poll", "mark"),
-        POLL_DELETE("poll (delete)", "poll", "delete"),
-        CDC("cdc", "cdc", "mark"),
-        CDC_DELETE("cdc (delete)", "cdc", "delete");
+        POLL_MARK("poll (mark)", "poll", "mark", false),
+        POLL_DELETE("poll (delete)", "poll", "delete", false),
+        CDC("cdc", "cdc", "mark", false),
+        CDC_DELETE("cdc (delete)", "cdc", "delete", false),
+        /** Issue 27: {@code --delivery exactly-once}, marking, next to the at-least-once modes. */
+        POLL_EXACTLY_ONCE("poll (mark, exactly-once)", "poll", "mark", true),
+        CDC_EXACTLY_ONCE("cdc (exactly-once)", "cdc", "mark", true);
 
         final String label;
         final String mode;
         final String onPublish;
+        final boolean exactlyOnce;
 
-        Mode(String label, String mode, String onPublish) {
+        Mode(String label, String mode, String onPublish, boolean exactlyOnce) {
             this.label = label;
             this.mode = mode;
             this.onPublish = onPublish;
+            this.exactlyOnce = exactlyOnce;
         }
     }
 
@@ -68,6 +73,10 @@ final class RelayProcess extends SubprocessContender {
         command.addAll(List.of("-jar", jar.toString(), "run", "--mode", mode.mode,
                 "--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
                 "--kafka-bootstrap", bootstrap, "--topic-template", topic, "--on-publish", mode.onPublish, "--http-port", "0"));
+        if (mode.exactlyOnce) {
+            // A relay name of the scenario's own: each scenario's database is fresh, and so must its position be.
+            command.addAll(List.of("--delivery", "exactly-once", "--relay-name", "bench-" + database.name()));
+        }
         command.addAll(relayArgs);
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("RELAY_DB_PASSWORD", database.relayPassword());

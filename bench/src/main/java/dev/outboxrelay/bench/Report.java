@@ -74,6 +74,8 @@ final class Report {
         out.add("ratio steady/I = " + ratio(steady(o, "poll-mark"), OptionalDouble.of(r.insertRate())));
         out.add("ratio steady(poll-delete)/I = " + ratio(steady(o, "poll-delete"), OptionalDouble.of(r.insertRate())));
         out.add("ratio steady(cdc)/I = " + ratio(steady(o, "cdc"), OptionalDouble.of(r.insertRate())));
+        out.add("ratio poll-eos/poll = " + ratio(drain(o, "poll-eos"), drain(o, "poll-mark")));
+        out.add("ratio cdc-eos/cdc = " + ratio(drain(o, "cdc-eos"), drain(o, "cdc")));
         out.add("```");
         out.add("");
         out.add("poll = poll (mark), the default. steady = events/s delivered while the writer ran flat out (one thread, as for I).");

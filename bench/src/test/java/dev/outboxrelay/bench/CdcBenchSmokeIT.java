@@ -7,10 +7,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The bench's CDC family, smoke-sized: stock Debezium, its floor and the relay's CDC modes. */
+/** The bench's CDC family, smoke-sized: stock Debezium, its floor and the relay's CDC modes (exactly-once too). */
 class CdcBenchSmokeIT {
 
-    static final List<String> SLUGS = List.of("debezium", "floor-cdc", "cdc", "cdc-delete");
+    static final List<String> SLUGS = List.of("debezium", "floor-cdc", "cdc", "cdc-delete", "cdc-eos");
 
     @Test
     void everyCdcScenarioRunsAndLosesNothing() throws Exception {
