@@ -23,6 +23,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -98,6 +99,8 @@ final class TransactionalSettler {
                 LOG.info("Exactly-once delivery as '{}' (state topic {}): {} row(s) of the last committed transaction"
                         + " marked", transactionalId, state.topic(), ids.size());
                 return;
+            } catch (InterruptException e) {
+                throw closing();
             } catch (ProducerFencedException | InvalidProducerEpochException e) {
                 throw new FencedException(transactionalId, e);
             } catch (AuthorizationException | UnsupportedVersionException e) {
@@ -261,6 +264,8 @@ final class TransactionalSettler {
                     Heartbeat.beat();
                 }
             }
+        } catch (InterruptException e) {
+            throw closing(); // the pipeline is closing: the transaction stays open, the next instance aborts it
         } catch (KafkaException e) {
             fencedOrFatal(e);
             settler.outage(e, items.size());
@@ -275,6 +280,8 @@ final class TransactionalSettler {
                 publisher.abortTransaction();
                 publisher.beginTransaction();
                 return;
+            } catch (InterruptException e) {
+                throw closing();
             } catch (TimeoutException e) {
                 Heartbeat.beat();
                 Thread.sleep(backoff.nextDelayMillis());
@@ -283,6 +290,12 @@ final class TransactionalSettler {
                 throw new IllegalStateException("exactly-once: Kafka refused to abort a transaction: " + e, e);
             }
         }
+    }
+
+    /** Kafka's {@link InterruptException} as the pipeline's own signal to stop: the interrupt is consumed. */
+    private static InterruptedException closing() {
+        Thread.interrupted();
+        return new InterruptedException("relay is closing");
     }
 
     private void fencedOrFatal(Throwable e) {

@@ -50,6 +50,7 @@ class TransactionalPipelineTest {
         volatile Function<ProducerRecord<byte[], byte[]>, CompletableFuture<RecordMetadata>> answer =
                 r -> FakePublisher.acked();
         volatile RuntimeException failCommit;
+        volatile java.util.concurrent.CountDownLatch commitBlocks;
         volatile List<UUID> lastCommitted = List.of();
         final List<ProducerRecord<byte[], byte[]>> visible = new CopyOnWriteArrayList<>();
         final List<String> calls = new CopyOnWriteArrayList<>();
@@ -79,7 +80,19 @@ class TransactionalPipelineTest {
         }
 
         @Override
-        public synchronized void commitTransaction() {
+        public void commitTransaction() {
+            java.util.concurrent.CountDownLatch block = commitBlocks;
+            if (block != null) {
+                try {
+                    block.await(); // as Kafka's producer waits for the coordinator, until interrupted
+                } catch (InterruptedException e) {
+                    throw new org.apache.kafka.common.errors.InterruptException(e);
+                }
+            }
+            commit();
+        }
+
+        private synchronized void commit() {
             RuntimeException e = failCommit;
             if (e != null) {
                 failCommit = null;
@@ -267,6 +280,18 @@ class TransactionalPipelineTest {
         assertThat(rows.acknowledged).isEmpty();
         assertThat(settled).isEmpty();
         assertThat(kafka.visibleIds()).isEmpty();
+    }
+
+    @Test
+    void closingWhileACommitWaitsForKafkaIsAStopNotAFailure() throws Exception {
+        kafka.commitBlocks = new java.util.concurrent.CountDownLatch(1);
+        DeliveryPipeline p = start();
+        p.submit(List.of(item("a")), false, last -> { });
+        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.visible.isEmpty() && p.unsettled() == 1);
+        Thread.sleep(100); // the settling thread is in the commit by now
+        p.close();
+        assertThat(p.failure()).isEmpty();
+        assertThat(rows.acknowledged).isEmpty();
     }
 
     @Test
