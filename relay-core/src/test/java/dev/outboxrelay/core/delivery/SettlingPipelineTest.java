@@ -3,7 +3,6 @@ package dev.outboxrelay.core.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.route.EventRouter;
@@ -29,7 +28,8 @@ class SettlingPipelineTest {
     private final FakePublisher kafka = new FakePublisher();
     private final FakeRows rows = new FakeRows();
     private final KeyParking parking = KeyParking.create();
-    private final List<String> events = new CopyOnWriteArrayList<>();
+    private final OutageEvents listener = new OutageEvents();
+    private final List<String> events = listener.events;
     private DeliveryPipeline pipeline;
 
     private DeliveryPipeline start(int maxUnsettledEvents) {
@@ -40,17 +40,7 @@ class SettlingPipelineTest {
         DeliverySettings settings = new DeliverySettings(3, OnPoison.BLOCK, Optional.empty(), maxUnsettledEvents,
                 maxUnsettledBytes, "test-settle");
         pipeline = DeliveryPipeline.start(settings, EventRouter.topicTemplate("t.${aggregateType}"), kafka,
-                TopicLimits.unknown(), parking, rows, new RelayListener() {
-                    @Override
-                    public void outage(String what, Throwable cause) {
-                        events.add("outage " + what);
-                    }
-
-                    @Override
-                    public void recovered() {
-                        events.add("recovered");
-                    }
-                });
+                TopicLimits.unknown(), parking, rows, listener);
         return pipeline;
     }
 

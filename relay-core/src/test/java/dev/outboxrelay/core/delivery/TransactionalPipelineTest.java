@@ -3,7 +3,6 @@ package dev.outboxrelay.core.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.event.OutboxEvent;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -42,7 +41,8 @@ class TransactionalPipelineTest {
     private final Transactions kafka = new Transactions();
     private final FakeRows rows = new FakeRows();
     private final KeyParking parking = KeyParking.create();
-    private final List<String> events = new CopyOnWriteArrayList<>();
+    private final OutageEvents listener = new OutageEvents();
+    private final List<String> events = listener.events;
     private DeliveryPipeline pipeline;
 
     /** A transactional producer: records go into the open transaction; commit makes them visible, abort drops them. */
@@ -182,17 +182,7 @@ class TransactionalPipelineTest {
         EventRouter router = event -> new ProducerRecord<>("t", event.aggregateId().getBytes(StandardCharsets.UTF_8),
                 event.id().toString().getBytes(StandardCharsets.UTF_8));
         pipeline = DeliveryPipeline.start(settings, router, kafka, TopicLimits.unknown(), parking, rows,
-                new RelayListener() {
-                    @Override
-                    public void outage(String what, Throwable cause) {
-                        events.add("outage " + what);
-                    }
-
-                    @Override
-                    public void recovered() {
-                        events.add("recovered");
-                    }
-                });
+                listener);
         return pipeline;
     }
 
