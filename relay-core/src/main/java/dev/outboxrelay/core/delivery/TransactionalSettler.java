@@ -137,7 +137,6 @@ final class TransactionalSettler {
                     settler.slow(slowAck);
                 }
             }
-            Map<Integer, Throwable> failed = new HashMap<>();
             List<Item> sentItems = new ArrayList<>();
             List<String> topics = new ArrayList<>();
             List<Throwable> causes = new ArrayList<>();
