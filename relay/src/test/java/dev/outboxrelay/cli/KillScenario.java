@@ -153,7 +153,16 @@ final class KillScenario implements AutoCloseable {
             await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
                     .until(() -> (marked(probe) && streaming.getAsBoolean()) || !current.isAlive());
             long before = sent();
-            Workload burst = Workload.start(writer, "Stream", keys, perKey, writerThreads, pauseMillis);
+            // The writers stay at most a fifth of the burst ahead of what the relay marked: the kill below, at 10 to
+            // 50 % of the burst marked, then always finds them writing, however slowly a loaded machine relays.
+            long lead = Math.max(1, (long) keys * perKey / 5);
+            // Once the instance is gone the writers finish the burst freely, for the next one to catch up.
+            java.util.concurrent.atomic.AtomicReference<Workload> self = new java.util.concurrent.atomic.AtomicReference<>();
+            MarkedCount marked = new MarkedCount();
+            Workload burst = Workload.startThrottled(writer, "Stream", keys, perKey, writerThreads, pauseMillis,
+                    () -> self.get() == null || !current.isAlive()
+                            || self.get().committedSoFar().size() - (marked.get() - before) < lead);
+            self.set(burst);
             if (!jvmOptions.apply(instances - 1).isEmpty()) {
                 // A fault point halts this instance by itself (exit 137, like a SIGKILL), at the moment it names.
                 await().atMost(Duration.ofMinutes(2)).until(() -> !current.isAlive());
@@ -189,6 +198,20 @@ final class KillScenario implements AutoCloseable {
         assertThat(relay.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(relay.exitValue()).isZero();
         return report;
+    }
+
+    /** {@link #sent()}, asked at most every 50 ms however many writers ask: a count is not free. */
+    private final class MarkedCount {
+        private long value;
+        private long askedNanos;
+
+        synchronized long get() {
+            if (System.nanoTime() - askedNanos > TimeUnit.MILLISECONDS.toNanos(50)) {
+                value = sent();
+                askedNanos = System.nanoTime();
+            }
+            return value;
+        }
     }
 
     private boolean marked(List<String> ids) {

@@ -22,6 +22,8 @@ public final class Workload {
     private final List<Future<?>> futures = new ArrayList<>();
     private final List<List<String>> perKey;
     private final List<String> committed = Collections.synchronizedList(new ArrayList<>());
+    /** Checked before each commit: while false, the writers wait (e.g. for the relay to catch up). */
+    private volatile java.util.function.BooleanSupplier mayWrite = () -> true;
 
     private Workload(int keys, int threadCount) {
         this.threads = Executors.newFixedThreadPool(threadCount);
@@ -37,7 +39,18 @@ public final class Workload {
      */
     public static Workload start(OutboxWriter writer, String aggregateType, int keys, int eventsPerKey,
                                  int threadCount, long pauseMillis) {
+        return startThrottled(writer, aggregateType, keys, eventsPerKey, threadCount, pauseMillis, () -> true);
+    }
+
+    /**
+     * As {@link #start}, but each writer waits before a commit while {@code mayWrite} is false: a writer that must not
+     * run ahead of the relay by more than a bound, so that "while events are written" holds however slowly the
+     * relay runs.
+     */
+    public static Workload startThrottled(OutboxWriter writer, String aggregateType, int keys, int eventsPerKey,
+                                          int threadCount, long pauseMillis, java.util.function.BooleanSupplier mayWrite) {
         Workload w = new Workload(keys, threadCount);
+        w.mayWrite = mayWrite;
         for (int t = 0; t < threadCount; t++) {
             int thread = t;
             w.futures.add(w.threads.submit(() -> {
@@ -85,7 +98,10 @@ public final class Workload {
         }
     }
 
-    private void commit(OutboxWriter writer, Connection c, List<Row> tx) throws SQLException {
+    private void commit(OutboxWriter writer, Connection c, List<Row> tx) throws SQLException, InterruptedException {
+        while (!mayWrite.getAsBoolean()) {
+            Thread.sleep(10);
+        }
         List<String> ids = writer.insert(c, tx);
         c.commit();
         for (int i = 0; i < tx.size(); i++) {
