@@ -1,11 +1,10 @@
 package dev.outboxrelay.daemon;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import dev.outboxrelay.core.publish.ClientProperties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 
 /**
@@ -18,14 +17,7 @@ final class KafkaProbe implements AutoCloseable {
     private final Duration timeout;
 
     KafkaProbe(Map<String, Object> producerProperties, Duration timeout) {
-        Map<String, Object> props = new HashMap<>();
-        // Producer-only keys would make the admin client log "supplied but not used" warnings.
-        producerProperties.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k)) {
-                props.put(k, v);
-            }
-        });
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-probe");
+        Map<String, Object> props = ClientProperties.admin(producerProperties, "outbox-relay-probe");
         this.admin = Admin.create(props);
         this.timeout = timeout;
     }

@@ -142,7 +142,7 @@ class ExactlyOnceIT {
                 } catch (org.awaitility.core.ConditionTimeoutException slow) {
                     // What it waits for goes to its log. A commit or abort of the fenced producer may block for its
                     // max.block.ms (60 s) before Kafka's client reports the fence: it publishes nothing meanwhile.
-                    threadDump(a, logA);
+                    KillScenario.threadDump(a, logA);
                     await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(logA)
                             .substring((int) resumedAt).contains("standing by"));
                 }
@@ -164,14 +164,6 @@ class ExactlyOnceIT {
 
     private static long sent(TestDatabase db) {
         return db.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL");
-    }
-
-    private static void threadDump(Process p, Path log) throws Exception {
-        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
-        if (Files.isExecutable(jstack)) {
-            new ProcessBuilder(jstack.toString(), String.valueOf(p.pid())).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start().waitFor();
-        }
     }
 
     private static void signal(Process p, String signal) throws Exception {

@@ -189,15 +189,21 @@ final class KillScenario implements AutoCloseable {
         await().atMost(Duration.ofMinutes(1)).until(() ->
                 database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
         relay.destroy(); // SIGTERM: graceful
-        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
-        if (!relay.waitFor(15, TimeUnit.SECONDS) && Files.isExecutable(jstack)) {
-            // A stop that hangs is diagnosed: the relay's threads go to its log, then the stop is asserted.
-            new ProcessBuilder(jstack.toString(), String.valueOf(relay.pid())).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start().waitFor();
+        if (!relay.waitFor(15, TimeUnit.SECONDS)) {
+            threadDump(relay, log); // a stop that hangs is diagnosed in the relay's log, then asserted
         }
         assertThat(relay.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(relay.exitValue()).isZero();
         return report;
+    }
+
+    /** Appends the threads of the relay {@code process} to {@code log} (jstack of this JDK, if it has one). */
+    static void threadDump(Process process, Path log) throws Exception {
+        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+        if (Files.isExecutable(jstack)) {
+            new ProcessBuilder(jstack.toString(), String.valueOf(process.pid())).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start().waitFor();
+        }
     }
 
     /** {@link #sent()}, asked at most every 50 ms however many writers ask: a count is not free. */

@@ -1,6 +1,6 @@
 package dev.outboxrelay.core.delivery;
 
-import java.util.HashMap;
+import dev.outboxrelay.core.publish.ClientProperties;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -81,14 +80,8 @@ public interface TopicLimits extends AutoCloseable {
 
     /** Limits read with an admin client built from the producer's connection settings. */
     static TopicLimits kafka(Map<String, Object> producerProperties) {
-        Map<String, Object> adminProps = new HashMap<>();
-        producerProperties.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k)) {
-                adminProps.put(k, v);
-            }
-        });
-        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-topic-limits");
-        return new CachedTopicLimits(Admin.create(adminProps), System::nanoTime);
+        return new CachedTopicLimits(Admin.create(ClientProperties.admin(
+                producerProperties, "outbox-relay-topic-limits")), System::nanoTime);
     }
 
     /** Admin-backed cache (no lookups without an admin); a failed lookup is retried after a minute. */

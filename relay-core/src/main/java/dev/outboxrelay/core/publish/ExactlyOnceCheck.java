@@ -2,7 +2,6 @@ package dev.outboxrelay.core.publish;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,13 +53,8 @@ public final class ExactlyOnceCheck {
     /** Asks the cluster of {@code settings} (which must be exactly-once settings) within {@code timeout} per call. */
     public static Result check(ProducerSettings settings, Duration timeout) {
         ExactlyOnce eos = settings.exactlyOnce().orElseThrow(() -> new IllegalArgumentException("not exactly-once"));
-        Map<String, Object> props = new HashMap<>();
-        settings.producerProperties().forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k)) {
-                props.put(k, v);
-            }
-        });
-        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-relay-exactly-once-check");
+        Map<String, Object> props = ClientProperties.admin(settings.producerProperties(),
+                "outbox-relay-exactly-once-check");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
         try (Admin admin = Admin.create(props)) {

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -31,17 +30,9 @@ final class KafkaStateTopic implements StateTopic {
     KafkaStateTopic(ExactlyOnce settings, Map<String, Object> producerProperties) {
         this.settings = settings;
         this.key = settings.stateKey().getBytes(StandardCharsets.UTF_8);
-        Map<String, Object> props = new HashMap<>();
-        // Connection and security settings only: producer-only keys would make the consumer warn.
-        producerProperties.forEach((k, v) -> {
-            if (ConsumerConfig.configNames().contains(k) && !k.startsWith("key.") && !k.startsWith("value.")
-                    && !k.equals(ConsumerConfig.CLIENT_ID_CONFIG)) {
-                props.put(k, v);
-            }
-        });
+        Map<String, Object> props = ClientProperties.consumer(producerProperties, "outbox-relay-state");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "outbox-relay-state");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.consumerProperties = props;
