@@ -206,8 +206,8 @@ public final class KafkaOptions {
 
     /** The exactly-once settings of a validated config, when {@code --delivery exactly-once}. */
     public static java.util.Optional<ExactlyOnce> exactlyOnce(RelayConfig config) {
-        if (config.get(DELIVERY) != Guarantee.EXACTLY_ONCE) {
-            return java.util.Optional.empty();
+        if (config.find(DELIVERY).orElse(Guarantee.AT_LEAST_ONCE) != Guarantee.EXACTLY_ONCE) {
+            return java.util.Optional.empty(); // a config without the option (another command's) delivers as before
         }
         return java.util.Optional.of(ExactlyOnce.of(config.get(InstanceOptions.RELAY_NAME),
                 DatabaseOptions.table(config).toString(), config.get(STATE_TOPIC)));
