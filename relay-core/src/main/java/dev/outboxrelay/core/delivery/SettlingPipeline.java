@@ -172,7 +172,7 @@ final class SettlingPipeline implements DeliveryPipeline {
         Heartbeat.watch();
         try {
             if (transactions != null) {
-                transactions.open(this::isClosed);
+                transactions.open(() -> !isRunning());
                 synchronized (this) {
                     opened = true;
                     notifyAll();
@@ -272,10 +272,6 @@ final class SettlingPipeline implements DeliveryPipeline {
         List<SentBatch> sents = new ArrayList<>(group.size());
         group.forEach(p -> sents.add(p.sent()));
         return sents;
-    }
-
-    private synchronized boolean isClosed() {
-        return closed;
     }
 
     /** Exactly-once: every queued batch, i.e. everything sent in the open transaction. */
