@@ -286,6 +286,12 @@ final class DebeziumCdcSource implements OutboxSource {
     }
 
     @Override
+    public String problem() {
+        DeliveryPipeline p = pipeline;
+        return p != null && p.inOutage() ? "kafka unavailable: " + p.outageReason() : null;
+    }
+
+    @Override
     public boolean isHealthy() {
         DeliveryPipeline p = pipeline;
         ChangeHandler h = handler;

@@ -139,6 +139,13 @@ final class JdbcPollingSource implements PollingSource {
     }
 
     @Override
+    public String problem() {
+        DeliveryPipeline p = pipeline;
+        return databaseDown ? "database unavailable"
+                : p != null && p.inOutage() ? "kafka unavailable: " + p.outageReason() : null;
+    }
+
+    @Override
     public Optional<Throwable> failure() {
         DeliveryPipeline p = pipeline;
         // A fenced pipeline (another instance took over exactly-once publishing) is not a failure: this source

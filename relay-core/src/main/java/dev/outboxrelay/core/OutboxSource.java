@@ -13,6 +13,14 @@ public interface OutboxSource extends AutoCloseable {
     boolean isHealthy();
 
     /**
+     * While not {@link #isHealthy()}: why, in a few words for {@code /health/ready} (no host, no server message), e.g.
+     * {@code "kafka unavailable: ClusterAuthorizationException; producer rebuilt, retrying"}; null when unknown.
+     */
+    default String problem() {
+        return null;
+    }
+
+    /**
      * True while this instance publishes; false while it stands by for the table's relay lock (only a source with
      * {@link SourceFactory.Coordination#SOURCE} stands by itself).
      */

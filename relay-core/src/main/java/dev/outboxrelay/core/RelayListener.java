@@ -38,6 +38,28 @@ public interface RelayListener {
     default void parkedKeys(int keys) {
     }
 
+    /**
+     * The Kafka producer was closed after a failed record, so that nothing of its partition could overtake it, and a
+     * new one took its place ({@code cause}: the failure that closed the old one; no payload in it).
+     */
+    default void producerRebuilt(Throwable cause) {
+    }
+
+    /**
+     * After a failed record, {@code events} events of {@code keys} keys that had been handed to the producer and were
+     * not acknowledged were sent again, in their order (duplicates possible, reordering never).
+     */
+    default void resentForOrder(int keys, int events) {
+    }
+
+    /** Exactly-once: a Kafka transaction ended: {@code committed}, or aborted (its records never visible). */
+    default void transactionEnded(boolean committed) {
+    }
+
+    /** Exactly-once: another instance of this relay took the transactional id; this one stops publishing. */
+    default void fenced() {
+    }
+
     /** The source lost Kafka or the database and is retrying; cleared by {@link #recovered()}. */
     default void outage(String what, Throwable cause) {
     }

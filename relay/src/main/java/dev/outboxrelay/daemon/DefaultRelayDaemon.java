@@ -135,7 +135,9 @@ final class DefaultRelayDaemon implements RelayDaemon {
         boolean active = r != null && r.isActive();
         boolean sourceOk = r != null && r.isHealthy();
         boolean ready = s == DaemonState.RUNNING && database == null && kafka == null && sourceOk;
-        String source = r == null ? "not started" : !sourceOk ? "unhealthy" : active ? "publishing" : "standby";
+        String why = r == null || sourceOk ? null : r.problem();
+        String source = r == null ? "not started" : !sourceOk ? "unhealthy" + (why == null ? "" : ": " + why)
+                : active ? "publishing" : "standby";
         String json = "{\"status\":" + Json.quote(ready ? "ready" : "not ready")
                 + ",\"state\":" + Json.quote(s.name())
                 + ",\"mode\":" + Json.quote(settings.mode())

@@ -39,6 +39,12 @@ final class DirectRunner implements SourceRunner {
     }
 
     @Override
+    public String problem() {
+        OutboxSource s = source;
+        return s == null ? null : s.problem();
+    }
+
+    @Override
     public void close() {
         OutboxSource s = source;
         if (s != null) {

@@ -133,6 +133,12 @@ final class LeaderElectedRunner implements SourceRunner {
     }
 
     @Override
+    public String problem() {
+        OutboxSource s = source;
+        return s == null ? (lockReachable ? null : "relay lock unreachable") : s.problem();
+    }
+
+    @Override
     public void close() {
         stop.countDown();
         Thread t;

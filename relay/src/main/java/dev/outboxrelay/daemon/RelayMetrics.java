@@ -42,6 +42,12 @@ public final class RelayMetrics implements RelayListener {
     private final PlatformMetrics platform;
     private final Counter failures;
     private final Counter deadLetters;
+    private final Counter producerRebuilds;
+    private final Counter resentKeys;
+    private final Counter resentEvents;
+    private final Counter transactionsCommitted;
+    private final Counter transactionsAborted;
+    private final Counter fenced;
     private final DistributionSummary batchSize;
     private final Timer publishLatency;
     private final Timer lag;
@@ -70,6 +76,22 @@ public final class RelayMetrics implements RelayListener {
                 .description("Failed publish attempts (the row waits or is dead-lettered)").register(registry);
         deadLetters = Counter.builder("outbox.relay.dead.letters")
                 .description("Rows dead-lettered by this instance").register(registry);
+        producerRebuilds = Counter.builder("outbox.relay.producer.rebuilds")
+                .description("Kafka producers closed after a failed record (so nothing overtook it) and replaced")
+                .register(registry);
+        resentKeys = Counter.builder("outbox.relay.resent.for.order.keys")
+                .description("Keys whose unacknowledged events were sent again in order after a failed record")
+                .register(registry);
+        resentEvents = Counter.builder("outbox.relay.resent.for.order.events")
+                .description("Unacknowledged events sent again in order after a failed record (duplicates possible)")
+                .register(registry);
+        transactionsCommitted = Counter.builder("outbox.relay.transactions").tag("outcome", "committed")
+                .description("Exactly-once: Kafka transactions ended, by outcome").register(registry);
+        transactionsAborted = Counter.builder("outbox.relay.transactions").tag("outcome", "aborted")
+                .description("Exactly-once: Kafka transactions ended, by outcome").register(registry);
+        fenced = Counter.builder("outbox.relay.fenced")
+                .description("Exactly-once: times another instance took this relay's transactional id")
+                .register(registry);
         batchSize = DistributionSummary.builder("outbox.relay.batch.size").baseUnit("events")
                 .description("Events per acknowledged batch").serviceLevelObjectives(BATCH_BUCKETS)
                 .register(registry);
@@ -159,6 +181,27 @@ public final class RelayMetrics implements RelayListener {
     @Override
     public void deadLettered(UUID id, String reason) {
         deadLetters.increment();
+    }
+
+    @Override
+    public void producerRebuilt(Throwable cause) {
+        producerRebuilds.increment();
+    }
+
+    @Override
+    public void resentForOrder(int keys, int events) {
+        resentKeys.increment(keys);
+        resentEvents.increment(events);
+    }
+
+    @Override
+    public void transactionEnded(boolean committed) {
+        (committed ? transactionsCommitted : transactionsAborted).increment();
+    }
+
+    @Override
+    public void fenced() {
+        fenced.increment();
     }
 
     @Override

@@ -30,6 +30,11 @@ interface SourceRunner extends AutoCloseable {
     /** True while running normally: an active source without outage, or a standby ready to take over. */
     boolean isHealthy();
 
+    /** While not {@link #isHealthy()}: why, for {@code /health/ready} ({@link OutboxSource#problem()}); may be null. */
+    default String problem() {
+        return null;
+    }
+
     /** Why the running source stopped working for good ({@link OutboxSource#failure()}); empty otherwise. */
     java.util.Optional<Throwable> failure();
 

@@ -123,7 +123,8 @@ public interface DeliveryPipeline extends AutoCloseable {
             return new TransactionalSettler(settler, settings, publisher, state, state.transactionalId(), limits,
                     parking, rows, listener);
         }).orElse(null);
-        return new SettlingPipeline(sender, settler, transactions, settings.maxUnsettledEvents(),
+        InOrderResend resend = new InOrderResend(sender, publisher, parking, settler, listener);
+        return new SettlingPipeline(sender, settler, resend, transactions, settings.maxUnsettledEvents(),
                 settings.maxUnsettledBytes(), settings.threadName());
     }
 
@@ -149,6 +150,11 @@ public interface DeliveryPipeline extends AutoCloseable {
 
     /** True while Kafka fails broker-wide or has not answered a batch for a while (records are being retried). */
     boolean inOutage();
+
+    /** While {@link #inOutage()}: what Kafka failed with, as the exception's type; null otherwise. */
+    default String outageReason() {
+        return null;
+    }
 
     /** False once closed, or once the settling thread stopped on a bug (the source must stop publishing). */
     boolean isRunning();

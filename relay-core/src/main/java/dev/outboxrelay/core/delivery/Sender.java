@@ -107,6 +107,20 @@ final class Sender {
         return sent;
     }
 
+    /**
+     * Routes an item that was sent before and hands it to the producer again, alone if the rest of its key waited
+     * behind it ({@code alone}); for {@link InOrderResend}.
+     */
+    CompletableFuture<RecordMetadata> resend(Item item, boolean alone) {
+        ProducerRecord<byte[], byte[]> record;
+        try {
+            record = router.route(item.event());
+        } catch (MalformedEventException e) {
+            return CompletableFuture.failedFuture(e); // routed the same way before; not expected
+        }
+        return alone ? publisher.publishAlone(record) : publisher.publish(record);
+    }
+
     private void malformed(SentBatch sent, Set<String> parkedHere, Item item, String reason) {
         sent.malformed.add(item);
         sent.malformedReasons.add(reason);

@@ -61,6 +61,25 @@ final class SentBatch {
         return true;
     }
 
+    /** True when a record failed broker-wide: the pipeline sends it again, in order, before settling this batch. */
+    boolean failedBrokerWide() {
+        for (CompletableFuture<RecordMetadata> f : futures) {
+            if (f.isCompletedExceptionally() && Failures.classify(f.handle((m, e) -> e).join()) == FailureClass.BROKER) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Takes sent item {@code i} out of the batch: its row stays unsent in the table, as if it had been parked. */
+    void leaveInTable(int i) {
+        items.remove(i);
+        futures.remove(i);
+        topics.remove(i);
+        atRisk.remove(i);
+        parked++;
+    }
+
     /** Waits until Kafka answered every record, at most until {@code deadlineNanos}; false if it had not by then. */
     boolean awaitAnswers(long deadlineNanos) throws InterruptedException {
         for (CompletableFuture<?> f : futures) {

@@ -45,6 +45,8 @@ final class Settler {
     /** Rows failing ambiguously, since when: bounded, past the bound a row is simply charged. */
     private final Map<UUID, Long> ambiguousSince = new HashMap<>();
     private volatile boolean inOutage;
+    /** Why, while {@link #inOutage}. */
+    private volatile String outageReason;
 
     Settler(DeliverySettings settings, EventPublisher publisher, TopicLimits limits, KeyParking parking,
             RowStore rows, RelayListener listener) {
@@ -67,9 +69,14 @@ final class Settler {
         return inOutage;
     }
 
+    String outageReason() {
+        return inOutage ? outageReason : null;
+    }
+
     /** Kafka has not answered a batch for a while: reported as an outage until something is acknowledged. */
     void slow(Duration waited) {
         if (!inOutage) {
+            outageReason = "no acknowledgement for " + waited.toSeconds() + " s";
             inOutage = true;
             LOG.warn("Kafka has not acknowledged a batch for {} s; still waiting", waited.toSeconds());
             listener.outage("kafka", new TimeoutException("no acknowledgement from Kafka"));
@@ -219,6 +226,7 @@ final class Settler {
 
     /** Kafka failed broker-wide: reported once, until something is acknowledged again. */
     void outage(Throwable cause, int retrying) {
+        outageReason = Failures.unwrap(cause).getClass().getSimpleName();
         if (!inOutage) {
             inOutage = true;
             LOG.warn("Kafka is unavailable ({}); retrying {} event(s) until it is back", cause.toString(), retrying);

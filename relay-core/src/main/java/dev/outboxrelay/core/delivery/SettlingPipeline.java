@@ -33,11 +33,14 @@ final class SettlingPipeline implements DeliveryPipeline {
 
     private final Sender sender;
     private final Settler settler;
+    /** Null with exactly-once, whose aborted transactions are sent again in order instead. */
+    private final InOrderResend resend;
     /** Null unless exactly-once: then each settle group is one Kafka transaction. */
     private final TransactionalSettler transactions;
     /**
-     * Exactly-once: held while records are handed to the producer and queued, and by the settling thread from taking
-     * a group until its transaction committed, so a transaction is exactly the queued batches.
+     * Held while records are handed to the producer and queued. The settling thread holds it while it sends failed
+     * records again ({@link InOrderResend}), so nothing new overtakes them, and, exactly-once, from taking a group until
+     * its transaction committed, so a transaction is exactly the queued batches.
      */
     private final java.util.concurrent.locks.ReentrantLock sendLock = new java.util.concurrent.locks.ReentrantLock();
     /** Exactly-once: false until the transactional producer is ready and the last position caught up. */
@@ -54,14 +57,16 @@ final class SettlingPipeline implements DeliveryPipeline {
     private boolean closed;
     private volatile Throwable failure;
 
-    SettlingPipeline(Sender sender, Settler settler, int maxEvents, long maxBytes, String threadName) {
-        this(sender, settler, null, maxEvents, maxBytes, threadName);
+    SettlingPipeline(Sender sender, Settler settler, InOrderResend resend, int maxEvents, long maxBytes,
+                     String threadName) {
+        this(sender, settler, resend, null, maxEvents, maxBytes, threadName);
     }
 
-    SettlingPipeline(Sender sender, Settler settler, TransactionalSettler transactions, int maxEvents, long maxBytes,
-                     String threadName) {
+    SettlingPipeline(Sender sender, Settler settler, InOrderResend resend, TransactionalSettler transactions,
+                     int maxEvents, long maxBytes, String threadName) {
         this.sender = sender;
         this.settler = settler;
+        this.resend = transactions == null ? resend : null;
         this.transactions = transactions;
         this.opened = transactions == null;
         this.maxEvents = maxEvents;
@@ -85,12 +90,8 @@ final class SettlingPipeline implements DeliveryPipeline {
                 throw new InterruptedException("relay is closing");
             }
         }
-        if (transactions == null) {
-            enqueue(sender.send(items, fromTable), settled, bytes);
-            return;
-        }
         List<Item> toSend = items;
-        if (items.stream().anyMatch(i -> transactions.committedBefore(i.id()))) {
+        if (transactions != null && items.stream().anyMatch(i -> transactions.committedBefore(i.id()))) {
             toSend = new ArrayList<>(items);
             toSend.removeIf(i -> transactions.committedBefore(i.id())); // marked at open: in Kafka already
         }
@@ -138,6 +139,11 @@ final class SettlingPipeline implements DeliveryPipeline {
     @Override
     public boolean inOutage() {
         return settler.inOutage();
+    }
+
+    @Override
+    public String outageReason() {
+        return settler.outageReason();
     }
 
     @Override
@@ -199,7 +205,17 @@ final class SettlingPipeline implements DeliveryPipeline {
                 List<Pending> group;
                 if (transactions == null) {
                     group = group(head);
+                    if (resend.needed(sents(group))) {
+                        sendLock.lockInterruptibly();
+                        try {
+                            resend.run(sents(queued()));
+                        } finally {
+                            sendLock.unlock();
+                        }
+                        continue; // the head again, with what was sent again
+                    }
                     settler.settleAll(sents(group), sender);
+                    resend.settled();
                 } else {
                     TransactionalSettler.Committed committed;
                     sendLock.lockInterruptibly();
@@ -274,7 +290,7 @@ final class SettlingPipeline implements DeliveryPipeline {
         return sents;
     }
 
-    /** Exactly-once: every queued batch, i.e. everything sent in the open transaction. */
+    /** Every queued batch: exactly-once, everything sent in the open transaction. */
     private synchronized List<Pending> queued() {
         return new ArrayList<>(queue);
     }

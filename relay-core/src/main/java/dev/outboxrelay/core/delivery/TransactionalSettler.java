@@ -102,6 +102,7 @@ final class TransactionalSettler {
             } catch (InterruptException e) {
                 throw closing();
             } catch (ProducerFencedException | InvalidProducerEpochException e) {
+                listener.fenced();
                 throw new FencedException(transactionalId, e);
             } catch (AuthorizationException | UnsupportedVersionException e) {
                 throw new IllegalStateException("exactly-once delivery cannot start: " + e.getClass().getSimpleName()
@@ -255,6 +256,7 @@ final class TransactionalSettler {
                 try {
                     publisher.commitTransaction();
                     commits++;
+                    listener.transactionEnded(true);
                     publisher.beginTransaction();
                     return true;
                 } catch (TimeoutException e) {
@@ -277,6 +279,7 @@ final class TransactionalSettler {
         while (true) {
             try {
                 publisher.abortTransaction();
+                listener.transactionEnded(false);
                 publisher.beginTransaction();
                 return;
             } catch (InterruptException e) {
@@ -299,6 +302,7 @@ final class TransactionalSettler {
 
     private void fencedOrFatal(Throwable e) {
         if (e instanceof ProducerFencedException || e instanceof InvalidProducerEpochException) {
+            listener.fenced();
             throw new FencedException(transactionalId, e);
         }
         if (e instanceof AuthorizationException) {

@@ -37,6 +37,32 @@ public interface EventPublisher extends AutoCloseable {
         return ack;
     }
 
+    /**
+     * True once the producer was closed to keep per-key order (at-least-once publisher only). A record that fails
+     * in a way that would let the producer send later records of its partition after it (an expired batch, a
+     * broker's error, a send that could not start while the broker was unreachable) closes the producer at that
+     * moment, on the producer's own I/O thread, before it can re-sequence anything: every record not acknowledged
+     * by then fails, so each partition holds a prefix of what was handed to that producer. Until {@link #rebuild()},
+     * {@link #publish} fails at once. A record sent with {@link #publishAlone} breaks nothing: the rest of its key
+     * waits for its answer anyway.
+     */
+    default boolean broken() {
+        return false;
+    }
+
+    /** Why the producer was closed ({@link #broken()}), or null while it works. */
+    default Throwable brokenBy() {
+        return null;
+    }
+
+    /**
+     * Replaces a {@link #broken()} producer with a new one (a new producer id); does nothing while the producer works.
+     * The pipeline calls it after every batch handed to the old producer was answered, then sends again, in order,
+     * what the old one did not deliver.
+     */
+    default void rebuild() {
+    }
+
     /** Sends everything buffered now instead of waiting for {@code linger.ms}; returns once all are answered. */
     void flush();
 
