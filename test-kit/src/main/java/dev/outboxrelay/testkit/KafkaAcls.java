@@ -57,6 +57,46 @@ public final class KafkaAcls {
         }
     }
 
+    /**
+     * Takes back what the idempotent producer needs to get a producer id: the cluster's {@code IDEMPOTENT_WRITE} and
+     * WRITE on {@code topic} (which Kafka also accepts for it), keeping DESCRIBE, so that the topic's metadata is still
+     * served. A producer that already has an id fails its sends with {@code TopicAuthorizationException}; a new one is
+     * refused its id, fatally for it: {@code ClusterAuthorizationException}.
+     */
+    public void revokeIdempotentProducer(String user, String topic) {
+        change(false, idempotentAcls(user, topic), "revoke " + user + "'s idempotent write");
+    }
+
+    /** {@link #grantProducer} and the cluster's {@code IDEMPOTENT_WRITE}; gives back {@link #revokeIdempotentProducer}. */
+    public void grantIdempotentProducer(String user, String topic) {
+        grantProducer(user, topic);
+        change(true, idempotentAcls(user, topic), "grant " + user + " idempotent write");
+    }
+
+    private void change(boolean grant, List<AclBinding> bindings, String what) {
+        try {
+            if (grant) {
+                kafka.admin().createAcls(bindings).all().get(30, TimeUnit.SECONDS);
+            } else {
+                kafka.admin().deleteAcls(bindings.stream().map(AclBinding::toFilter).toList()).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted: " + what, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not " + what, e);
+        }
+    }
+
+    private static List<AclBinding> idempotentAcls(String user, String topic) {
+        return List.of(new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                        new AccessControlEntry("User:" + user, "*", AclOperation.IDEMPOTENT_WRITE,
+                                AclPermissionType.ALLOW)),
+                new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        new AccessControlEntry("User:" + user, "*", AclOperation.WRITE, AclPermissionType.ALLOW)));
+    }
+
     private static List<AclBinding> producerAcls(String user, String topic) {
         ResourcePattern pattern = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
         return List.of(AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS).stream()

@@ -68,6 +68,18 @@ public final class Failures {
     }
 
     /**
+     * The type of the failure behind {@code error}, for logs and readiness: a plain {@code KafkaException} that only
+     * carries another (a producer in a fatal state says so around its first error) names what it carries.
+     */
+    public static String typeName(Throwable error) {
+        Throwable e = unwrap(error);
+        while (e.getClass() == org.apache.kafka.common.KafkaException.class && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e.getClass().getSimpleName();
+    }
+
+    /**
      * The reason stored in {@code last_error} for a record Kafka refused: the error's type and message, which
      * never quote the record. A malformed row's reason is its own message.
      */

@@ -80,16 +80,20 @@ final class InOrderResend {
             }
         }
         Throwable cause = publisher.brokenBy();
-        if (cause == null) {
-            cause = firstBrokerWideFailure(queued);
-        }
         int failed = 0;
         for (SentBatch s : queued) {
             for (CompletableFuture<RecordMetadata> f : s.futures) {
                 failed += f.isCompletedExceptionally() ? 1 : 0;
             }
         }
-        settler.outage(cause == null ? new IllegalStateException("producer closed") : cause, failed);
+        if (cause == null || Failures.classify(cause) == FailureClass.BROKER) {
+            // Not when a row's or a topic's failure closed the producer: the rest of Kafka is fine, and the settler
+            // says what became of that row or topic.
+            Throwable brokerWide = cause != null ? cause : firstBrokerWideFailure(queued);
+            if (brokerWide != null) {
+                settler.outage(brokerWide, failed);
+            }
+        }
         long delay = backoff.nextDelayMillis();
         LOG.debug("Sending {} unacknowledged event(s) again in {} ms, in order", failed, delay);
         Thread.sleep(delay);
@@ -148,6 +152,6 @@ final class InOrderResend {
     }
 
     private static String describe(Throwable e) {
-        return e == null ? "a failure" : e.getClass().getSimpleName();
+        return e == null ? "a failure" : Failures.typeName(e);
     }
 }

@@ -226,7 +226,7 @@ final class Settler {
 
     /** Kafka failed broker-wide: reported once, until something is acknowledged again. */
     void outage(Throwable cause, int retrying) {
-        outageReason = Failures.unwrap(cause).getClass().getSimpleName();
+        outageReason = Failures.typeName(cause);
         if (!inOutage) {
             inOutage = true;
             LOG.warn("Kafka is unavailable ({}); retrying {} event(s) until it is back", cause.toString(), retrying);

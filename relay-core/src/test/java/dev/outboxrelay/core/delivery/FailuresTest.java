@@ -42,6 +42,18 @@ class FailuresTest {
     }
 
     @Test
+    void aFatalProducerStateIsNamedByTheErrorItCarries() {
+        Throwable fatal = new org.apache.kafka.common.KafkaException(
+                "Cannot execute transactional method because we are in an error state",
+                new org.apache.kafka.common.errors.ClusterAuthorizationException("Cluster authorization failed."));
+        assertThat(Failures.typeName(new java.util.concurrent.ExecutionException(fatal)))
+                .isEqualTo("ClusterAuthorizationException");
+        assertThat(Failures.typeName(new org.apache.kafka.common.KafkaException("Producer is closed forcefully.")))
+                .isEqualTo("KafkaException");
+        assertThat(Failures.classify(fatal)).isEqualTo(FailureClass.BROKER);
+    }
+
+    @Test
     void outagesCredentialsAndABrokenProducerAreBrokerWide() {
         assertThat(Failures.classify(new TimeoutException("expired"))).isEqualTo(FailureClass.BROKER);
         assertThat(Failures.classify(new NetworkException("down"))).isEqualTo(FailureClass.BROKER);
