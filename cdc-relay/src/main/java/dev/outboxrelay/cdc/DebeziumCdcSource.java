@@ -202,6 +202,7 @@ final class DebeziumCdcSource implements OutboxSource {
             boolean offsetsExist = offsets.exist();
             state = slots.prepare(c, offsetsExist);
             drainer.parkDeadLetteredKeys(c);
+            drainer.parkHeldKeys(c);
             if (state != SlotManager.SlotState.EXISTING && offsetsExist) {
                 // Offsets of a dropped slot point into WAL the new slot never saw: start from the new slot.
                 offsets.clear();

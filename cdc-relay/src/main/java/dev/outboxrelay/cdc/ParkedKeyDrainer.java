@@ -7,6 +7,7 @@ import dev.outboxrelay.core.delivery.KeyParking;
 import dev.outboxrelay.core.delivery.KeyParking.Hold;
 import dev.outboxrelay.core.delivery.KeyParking.Reason;
 import dev.outboxrelay.core.delivery.OnPoison;
+import dev.outboxrelay.core.delivery.RetryHolds;
 import dev.outboxrelay.schema.OutboxSql;
 import dev.outboxrelay.schema.OutboxTable;
 import java.sql.Connection;
@@ -89,6 +90,27 @@ final class ParkedKeyDrainer implements AutoCloseable {
         }
         if (n > 0) {
             LOG.info("{} key(s) of {} wait behind a dead letter (--on-poison block)", n, table);
+        }
+        return n;
+    }
+
+    /**
+     * Parks every key the table holds for a retry ({@link RetryHolds}), so that neither the rescan nor the stream
+     * publishes it before its backoff ends; called before each rescan.
+     */
+    int parkHeldKeys(Connection c) throws SQLException {
+        int n;
+        try {
+            n = RetryHolds.restore(c, table, parking);
+        } catch (SQLException e) {
+            if ("42703".equals(e.getSQLState())) {
+                throw new CdcSetupException("table " + table + " lacks column retry_at of the current schema: run"
+                        + " migrate with this relay's version (schema version 6)");
+            }
+            throw e;
+        }
+        if (n > 0) {
+            LOG.info("{} key(s) of {} wait for a retry, as recorded in the table", n, table);
         }
         return n;
     }

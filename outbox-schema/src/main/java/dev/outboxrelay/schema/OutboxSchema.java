@@ -19,7 +19,8 @@ public final class OutboxSchema {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final List<String> STEPS = List.of("V1__create_outbox_table.sql", "V2__notify_on_insert.sql",
-            "V3__create_cdc_offsets.sql", "V4__dead_letter_discard.sql", "V5__publication_columns.sql");
+            "V3__create_cdc_offsets.sql", "V4__dead_letter_discard.sql", "V5__publication_columns.sql",
+            "V6__retry_hold.sql");
 
     private OutboxSchema() {
     }
@@ -75,7 +76,7 @@ public final class OutboxSchema {
                 Map.entry("seqsequence", table.quotedInSchema(table.companion("seq_seq"))),
                 Map.entry("streamed", streamed.toString()));
         List<Migration> steps = MigrationPlan.load(OutboxSchema.class, "adopt",
-                List.of("V1__adopt_existing_table.sql"), values);
+                List.of("V1__adopt_existing_table.sql", "V2__retry_hold.sql"), values);
         return new MigrationPlan("adopted:" + table, table.schema(), HISTORY_TABLE, steps);
     }
 

@@ -79,6 +79,25 @@ public final class OutboxSql {
                 + " WHERE " + id + " = ? AND sent_at IS NULL RETURNING dead_lettered_at IS NOT NULL";
     }
 
+    /**
+     * Holds a failed row's key for its retry, durably: {@code retry_at} is when the row may be attempted again (see
+     * {@link #heldForRetry}). Parameters: delay in ms, id.
+     */
+    public String holdForRetry() {
+        return "UPDATE " + t + " SET retry_at = now() + ? * interval '1 millisecond' WHERE " + id + " = ? AND "
+                + UNSENT;
+    }
+
+    /**
+     * The keys still held for a retry, when a relay becomes active: key, milliseconds until the latest hold of its
+     * unsent rows ends, and their highest attempts (through the retry index). No parameters.
+     */
+    public String heldForRetry() {
+        return "SELECT " + aggregateId + ", ceil(extract(epoch FROM max(retry_at) - now()) * 1000)::bigint,"
+                + " max(attempts) FROM " + t + " WHERE retry_at IS NOT NULL AND " + UNSENT
+                + " AND retry_at > now() GROUP BY " + aggregateId;
+    }
+
     /** The attempts of those rows that are still unsent and live. Parameter: {@code uuid[]} ids. */
     public String attempts() {
         return "SELECT " + id + ", attempts FROM " + t + " WHERE " + id + " = ANY(?) AND " + UNSENT;

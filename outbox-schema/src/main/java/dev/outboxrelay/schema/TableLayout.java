@@ -70,7 +70,7 @@ public final class TableLayout {
 
     /** The bookkeeping columns: never an event's column. */
     private static final java.util.Set<String> BOOKKEEPING = java.util.Set.of("seq", "sent_at", "attempts",
-            "last_error", "dead_lettered_at", "discarded_at", "discarded_by");
+            "last_error", "dead_lettered_at", "discarded_at", "discarded_by", "retry_at");
 
     private final String preset;
     private final Map<Column, String> names;

@@ -10,6 +10,7 @@ import dev.outboxrelay.core.delivery.DeliveryPipeline;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.delivery.DeliverySettings;
 import dev.outboxrelay.core.delivery.KeyParking;
+import dev.outboxrelay.core.delivery.RetryHolds;
 import dev.outboxrelay.core.delivery.RowStore;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
@@ -184,6 +185,10 @@ final class JdbcPollingSource implements PollingSource {
                 }
                 active = true;
                 LOG.info("Active relay of {} now ({}); publishing", settings.table(), instance);
+                int held = RetryHolds.restore(c, settings.table(), parking);
+                if (held > 0) {
+                    LOG.info("{} key(s) of {} wait for a retry, as recorded in the table", held, settings.table());
+                }
                 queries.listen(c);
                 lead(c);
             } catch (SQLException | RuntimeException e) {

@@ -24,7 +24,7 @@ final class OutboxQueries {
 
     /** The bookkeeping columns the poll source's statements name, besides the table's event columns. */
     private static final List<String> BOOKKEEPING = List.of("seq", "sent_at", "attempts", "last_error",
-            "dead_lettered_at", "discarded_at");
+            "dead_lettered_at", "discarded_at", "retry_at");
     /**
      * A lock on the table or, when it is partitioned, on any of its partitions: an INSERT straight into a
      * partition holds RowExclusiveLock on the partition but only AccessShareLock on the parent, and since

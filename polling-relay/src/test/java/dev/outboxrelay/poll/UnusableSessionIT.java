@@ -87,11 +87,11 @@ class UnusableSessionIT {
         db = TestPostgres.shared().createDatabase("unusable");
         PollingRelays.migrate(db, TABLE);
         // Back to the schema before migration 4, as a relay upgrade finds it before `migrate` runs.
-        db.execute("ALTER TABLE outbox DROP COLUMN discarded_at, DROP COLUMN discarded_by;"
+        db.execute("ALTER TABLE outbox DROP COLUMN discarded_at, DROP COLUMN discarded_by, DROP COLUMN retry_at;"
                 + " CREATE INDEX outbox_dead_idx ON outbox (aggregate_id) WHERE dead_lettered_at IS NOT NULL;"
                 + " DELETE FROM outbox_relay_schema_history WHERE version >= 4");
         source = start(db);
-        assertOneWarningAndNotReady("table public.outbox lacks column(s) discarded_at of the current schema: run"
+        assertOneWarningAndNotReady("table public.outbox lacks column(s) discarded_at, retry_at of the current schema: run"
                 + " migrate with this relay's version");
 
         PollingRelays.migrate(db, TABLE);

@@ -213,7 +213,7 @@ class MainTest {
     void migratePrintNeedsNoDatabase() {
         CliRun r = CliRun.of("migrate", "--print", "--table", "orders.outbox", "--publication", "orders_pub");
         assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).startsWith("-- outbox-relay schema for outbox:orders.outbox, version 5")
+        assertThat(r.out()).startsWith("-- outbox-relay schema for outbox:orders.outbox, version 6")
                 .contains("CREATE TABLE \"orders\".\"outbox\"",
                         "CREATE PUBLICATION \"orders_pub\" FOR TABLE \"orders\".\"outbox\"")
                 .endsWith("COMMIT;\n");

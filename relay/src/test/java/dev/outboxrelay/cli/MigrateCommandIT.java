@@ -45,14 +45,15 @@ class MigrateCommandIT {
                         + "applied version 3 (create cdc offsets) to public.outbox\n"
                         + "applied version 4 (dead letter discard) to public.outbox\n"
                         + "applied version 5 (publication columns) to public.outbox\n"
-                        + "public.outbox is now at version 5\n", ""));
+                        + "applied version 6 (retry hold) to public.outbox\n"
+                        + "public.outbox is now at version 6\n", ""));
         assertThat(db.queryLong("SELECT count(*) FROM pg_publication WHERE pubname = 'outbox_relay_pub'")).isOne();
         assertThat(db.queryString("SELECT tableowner FROM pg_tables WHERE tablename = 'outbox'"))
                 .isEqualTo(db.relayUser());
 
         CliRun second = migrate(db.relayPassword());
-        assertThat(second).isEqualTo(new CliRun(0, "public.outbox is already at version 5; nothing to apply\n", ""));
-        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(5);
+        assertThat(second).isEqualTo(new CliRun(0, "public.outbox is already at version 6; nothing to apply\n", ""));
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(6);
     }
 
     @Test
@@ -80,7 +81,7 @@ class MigrateCommandIT {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(5);
+        assertThat(db.queryLong("SELECT count(*) FROM public.outbox_relay_schema_history")).isEqualTo(6);
         assertThat(db.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'outbox'")).isOne();
     }
 
@@ -102,7 +103,7 @@ class MigrateCommandIT {
         CliRun r = CliRun.of(Map.of(), "migrate", "--db-url", db.jdbcUrl(), "--db-user", db.relayUser(),
                 "--db-password-file", pw.toString(), "--table", "public.orders_outbox", "--publication", "orders_pub");
         assertThat(r.exitCode()).as(r.err()).isZero();
-        assertThat(r.out()).endsWith("public.orders_outbox is now at version 5\n");
+        assertThat(r.out()).endsWith("public.orders_outbox is now at version 6\n");
         assertThat(db.queryLong("SELECT count(*) FROM pg_publication_tables WHERE pubname = 'orders_pub'"
                 + " AND tablename = 'orders_outbox'")).isOne();
     }
@@ -139,7 +140,8 @@ class MigrateCommandIT {
 
         CliRun first = migrate(db.relayPassword(), flags);
         assertThat(first).isEqualTo(new CliRun(0, "applied adoption version 1 (adopt existing table) to"
-                + " public.outboxevent\npublic.outboxevent is now at version 1\n", ""));
+                + " public.outboxevent\napplied adoption version 2 (retry hold) to public.outboxevent\n"
+                + "public.outboxevent is now at version 2\n", ""));
         assertThat(db.queryLong("SELECT count(*) FROM outboxevent WHERE sent_at IS NOT NULL")).isOne();
         assertThat(db.queryString("SELECT string_agg(attname, ',' ORDER BY attname) FROM pg_publication_tables,"
                 + " unnest(attnames) attname WHERE pubname = 'outboxevent_pub'"))
@@ -150,7 +152,7 @@ class MigrateCommandIT {
                 + " AND attempts = 0")).as("a new row is unsent and numbered").isOne();
 
         assertThat(migrate(db.relayPassword(), flags)).isEqualTo(new CliRun(0,
-                "public.outboxevent is already at version 1; nothing to apply\n", ""));
+                "public.outboxevent is already at version 2; nothing to apply\n", ""));
     }
 
     @Test

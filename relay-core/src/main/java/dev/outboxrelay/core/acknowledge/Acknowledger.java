@@ -50,6 +50,13 @@ public interface Acknowledger {
     Map<UUID, Integer> attempts(Connection connection, Collection<UUID> ids) throws SQLException;
 
     /**
+     * Holds the keys of failed rows for their retries, durably: each row may be attempted again after its delay
+     * ({@code retry_at}), so a restart or another instance that takes over waits as long. Rows sent or dead-lettered
+     * meanwhile are left alone.
+     */
+    void holdForRetry(Connection connection, Map<UUID, java.time.Duration> delays) throws SQLException;
+
+    /**
      * One failed attempt.
      *
      * @param id     the event id

@@ -22,12 +22,14 @@ final class JdbcAcknowledger implements Acknowledger {
     private final String acknowledgeSql;
     private final String failureSql;
     private final String attemptsSql;
+    private final String holdSql;
 
     JdbcAcknowledger(OutboxTable table, OnPublish onPublish) {
         OutboxSql sql = OutboxSql.forTable(table);
         this.acknowledgeSql = onPublish == OnPublish.DELETE ? sql.delete() : sql.markSent();
         this.failureSql = sql.recordFailure();
         this.attemptsSql = sql.attempts();
+        this.holdSql = sql.holdForRetry();
     }
 
     @Override
@@ -45,6 +47,18 @@ final class JdbcAcknowledger implements Acknowledger {
             }
         }
         return attempts;
+    }
+
+    @Override
+    public void holdForRetry(Connection connection, Map<UUID, java.time.Duration> delays) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(holdSql)) {
+            for (Map.Entry<UUID, java.time.Duration> e : delays.entrySet()) {
+                ps.setLong(1, e.getValue().toMillis());
+                ps.setObject(2, e.getKey());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
     }
 
     @Override

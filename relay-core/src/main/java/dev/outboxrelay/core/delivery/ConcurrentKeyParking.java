@@ -59,6 +59,21 @@ final class ConcurrentKeyParking implements KeyParking {
     }
 
     @Override
+    public Duration retryDueIn(String key) {
+        Hold h = key == null ? null : holds.get(key);
+        return h == null || h.reason() != Reason.ROW_RETRY ? null
+                : Duration.ofNanos(Math.max(0, h.dueNanos() - clock.getAsLong()));
+    }
+
+    @Override
+    public void restoreRetry(String key, String detail, Duration dueIn, int retries) {
+        if (key != null && holds.putIfAbsent(key, new Hold(key, Reason.ROW_RETRY, detail,
+                clock.getAsLong() + dueIn.toNanos(), 1, Math.max(1, retries))) == null) {
+            sizeChanged.accept(holds.size());
+        }
+    }
+
+    @Override
     public boolean isParked(String key) {
         return key != null && !holds.isEmpty() && holds.containsKey(key);
     }

@@ -55,6 +55,16 @@ final class JdbcRowStore implements RowStore {
     }
 
     @Override
+    public void holdForRetry(Map<UUID, Duration> delays) throws InterruptedException {
+        if (!delays.isEmpty()) {
+            retrying("hold " + delays.size() + " failed event(s) for their retry", c -> {
+                acknowledger.holdForRetry(c, delays);
+                return null;
+            });
+        }
+    }
+
+    @Override
     public Map<UUID, Integer> attempts(Collection<UUID> ids) throws InterruptedException {
         return retrying("read the attempts of " + ids.size() + " failed event(s)",
                 c -> acknowledger.attempts(c, ids));

@@ -77,6 +77,16 @@ public interface KeyParking {
      */
     void park(String key, Reason reason, String detail);
 
+    /** How long until {@code key}'s hold for a {@link Reason#ROW_RETRY} ends; null when it is not held for one. */
+    java.time.Duration retryDueIn(String key);
+
+    /**
+     * Parks {@code key} for {@link Reason#ROW_RETRY} as the table says a previous instance held it ({@code retry_at},
+     * {@code attempts}): due in {@code dueIn}, its backoff going on from {@code retries}. A key parked already keeps
+     * its hold.
+     */
+    void restoreRetry(String key, String detail, java.time.Duration dueIn, int retries);
+
     /** True when {@code key} is parked now. */
     boolean isParked(String key);
 

@@ -39,6 +39,9 @@ public interface RowStore extends AutoCloseable {
      */
     Collection<UUID> record(List<UUID> acked, List<Failure> failures, int maxAttempts) throws InterruptedException;
 
+    /** Holds failed rows' keys for their retries in the table too ({@link Acknowledger#holdForRetry}). */
+    void holdForRetry(Map<UUID, java.time.Duration> delays) throws InterruptedException;
+
     /** The attempts recorded so far of those of {@code ids} that are still unsent and not dead letters. */
     Map<UUID, Integer> attempts(Collection<UUID> ids) throws InterruptedException;
 

@@ -201,6 +201,9 @@ final class Settler {
                         listener.publishFailed(item.id(), reason);
                         if (stillInGrace(item.id())) {
                             parking.park(key, Reason.ROW_RETRY, reason); // retried with backoff, no attempt
+                            if (key != null) {
+                                round.keys.put(item.id(), key); // its hold is written to the table too
+                            }
                         } else {
                             round.failed(item, reason);
                         }
@@ -302,8 +305,13 @@ final class Settler {
         listener.recovered();
     }
 
-    /** Parks the keys of rows that failed, by what became of them ({@code dead}: dead-lettered by this round). */
-    void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead) {
+    /**
+     * Parks the keys of rows that failed, by what became of them ({@code dead}: dead-lettered by this round), and
+     * writes the holds for a retry to the table, so that a restart or a takeover keeps them ({@code keys}: the failed
+     * rows' keys by id, also of rows held without an attempt).
+     */
+    void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead)
+            throws InterruptedException {
         Set<UUID> reported = new HashSet<>();
         for (Failure f : failures) {
             if (!reported.add(f.id())) {
@@ -332,6 +340,14 @@ final class Settler {
                         + " source reads it again", f.id(), f.reason());
             }
         }
+        Map<UUID, Duration> holds = new HashMap<>();
+        keys.forEach((id, key) -> {
+            Duration due = parking.retryDueIn(key);
+            if (due != null) {
+                holds.put(id, due);
+            }
+        });
+        rows.holdForRetry(holds);
     }
 
     void close() {

@@ -36,6 +36,15 @@ final class FakeRows implements RowStore {
         return dead;
     }
 
+    /** The rows held for a retry, with their delays. */
+    final Map<UUID, java.time.Duration> held = new ConcurrentHashMap<>();
+
+    @Override
+    public void holdForRetry(Map<UUID, java.time.Duration> delays) {
+        failIfTold();
+        held.putAll(delays);
+    }
+
     @Override
     public Map<UUID, Integer> attempts(Collection<UUID> ids) {
         Map<UUID, Integer> result = new HashMap<>();

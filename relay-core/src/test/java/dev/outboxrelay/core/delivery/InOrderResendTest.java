@@ -175,6 +175,9 @@ class InOrderResendTest {
         assertThat(rows.attempts).containsOnlyKeys(bad.id());
         assertThat(parking.reasonOf("k1")).as("the rest of the key waits in the table for the failed row's retry")
                 .isEqualTo(KeyParking.Reason.ROW_RETRY);
+        assertThat(rows.held).as("and the table keeps that hold for a restart or a takeover")
+                .containsOnlyKeys(bad.id());
+        assertThat(rows.held.get(bad.id())).isPositive();
     }
 
     private static String id(Item item) {

@@ -58,6 +58,24 @@ class KeyParkingTest {
     }
 
     @Test
+    void aRetryHoldReadFromTheTableWaitsItsRestAndItsBackoffGoesOnFromItsAttempts() {
+        parking.restoreRetry("k", "held", java.time.Duration.ofSeconds(3), 6);
+        assertThat(parking.retryDueIn("k")).isEqualTo(java.time.Duration.ofSeconds(3));
+        now.addAndGet(TimeUnit.SECONDS.toNanos(3) - 1);
+        assertThat(parking.due()).as("not before the hold recorded in the table ends").isEmpty();
+        now.addAndGet(1);
+        assertThat(parking.due()).singleElement().extracting(Hold::retries).isEqualTo(6);
+        parking.park("k", Reason.ROW_RETRY, "failed again");
+        assertThat(parking.retryDueIn("k")).as("the 7th retry backs off as long as a 7th does: the 10 s cap, half of it jitter")
+                .isBetween(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(10));
+
+        parking.park("t", Reason.TOPIC, "topic");
+        parking.restoreRetry("t", "held", java.time.Duration.ofMinutes(1), 1);
+        assertThat(parking.reasonOf("t")).as("a key parked in this process keeps its hold").isEqualTo(Reason.TOPIC);
+        assertThat(parking.retryDueIn("t")).isNull();
+    }
+
+    @Test
     void theDrainerReleasesOnlyWhenNothingWasParkedSinceItLooked() {
         parking.park("k", Reason.AT_RISK, "big");
         parking.dueNow("k");
