@@ -74,6 +74,13 @@ final class ConcurrentKeyParking implements KeyParking {
     }
 
     @Override
+    public void parkForRetry(String key, String detail, int attempts) {
+        park(key, Reason.ROW_RETRY, detail);
+        holds.computeIfPresent(key, (k, h) -> h.retries() >= attempts ? h : new Hold(k, h.reason(), h.detail(),
+                clock.getAsLong() + waitNanos(Reason.ROW_RETRY, attempts), h.parkedEvents(), attempts));
+    }
+
+    @Override
     public boolean isParked(String key) {
         return key != null && !holds.isEmpty() && holds.containsKey(key);
     }

@@ -87,6 +87,13 @@ public interface KeyParking {
      */
     void restoreRetry(String key, String detail, java.time.Duration dueIn, int retries);
 
+    /**
+     * {@link #park} for {@link Reason#ROW_RETRY} after a failure charged to a row that has {@code attempts} now: the
+     * backoff is that of the row's attempts, so it grows even where the key was released between two retries (poll
+     * releases a due key before it fetches it again).
+     */
+    void parkForRetry(String key, String detail, int attempts);
+
     /** True when {@code key} is parked now. */
     boolean isParked(String key);
 

@@ -312,6 +312,13 @@ final class Settler {
      */
     void parkFailedKeys(List<Failure> failures, Map<UUID, String> keys, Collection<UUID> dead)
             throws InterruptedException {
+        Set<UUID> retried = new HashSet<>();
+        for (Failure f : failures) {
+            if (!dead.contains(f.id()) && keys.get(f.id()) != null) {
+                retried.add(f.id());
+            }
+        }
+        Map<UUID, Integer> attempts = retried.isEmpty() ? Map.of() : rows.attempts(retried);
         Set<UUID> reported = new HashSet<>();
         for (Failure f : failures) {
             if (!reported.add(f.id())) {
@@ -334,7 +341,7 @@ final class Settler {
                 }
             } else if (key != null) {
                 // Retried from the table after a backoff (or found gone there, if the application deleted it).
-                parking.park(key, Reason.ROW_RETRY, f.reason());
+                parking.parkForRetry(key, f.reason(), attempts.getOrDefault(f.id(), 1));
             } else {
                 LOG.error("Event {} cannot be published ({}) and has no readable key; it stays unsent until the"
                         + " source reads it again", f.id(), f.reason());

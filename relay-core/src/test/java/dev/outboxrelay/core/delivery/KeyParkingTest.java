@@ -76,6 +76,18 @@ class KeyParkingTest {
     }
 
     @Test
+    void aRowsRetryBacksOffByItsAttemptsAlsoAfterItsKeyWasReleased() {
+        parking.parkForRetry("k", "failed", 1);
+        Hold first = parking.due().isEmpty() ? null : parking.due().get(0);
+        assertThat(first).isNull();
+        now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        assertThat(parking.releaseIfUnchanged("k", parking.due().get(0).parkedEvents())).isTrue();
+        parking.parkForRetry("k", "failed again", 7);
+        assertThat(parking.retryDueIn("k")).as("the 7th attempt's backoff, not a first one's")
+                .isBetween(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(10));
+    }
+
+    @Test
     void theDrainerReleasesOnlyWhenNothingWasParkedSinceItLooked() {
         parking.park("k", Reason.AT_RISK, "big");
         parking.dueNow("k");
