@@ -60,11 +60,11 @@ class PublicationOnPostgres14IT {
     }
 
     @Test
-    void migrateReachesVersionFiveAndThePublicationOfEveryColumnRelaysCompleteEvents() throws SQLException {
+    void migrateReachesTheCurrentVersionAndThePublicationOfEveryColumnRelaysCompleteEvents() throws SQLException {
         assertThat(db.queryLong("SELECT current_setting('server_version_num')::int / 10000")).isEqualTo(14);
         try (Connection c = db.connect()) {
             assertThat(OutboxSchema.migrator(OutboxTable.DEFAULT, OutboxSchema.DEFAULT_PUBLICATION)
-                    .currentVersion(c)).isEqualTo(5);
+                    .currentVersion(c)).isEqualTo(6);
         }
         assertThat(publicationsOfTheOutbox()).isEqualTo(1);
         source = source(db, kafka, db.relayUser(), db.relayPassword());

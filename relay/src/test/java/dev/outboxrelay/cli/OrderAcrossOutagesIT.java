@@ -28,12 +28,18 @@ import org.junit.jupiter.api.Test;
  * that batches do expire), and the producer's ACLs taken away (a new producer id is then refused:
  * {@code ClusterAuthorizationException}, fatal to that producer) and given back. A consumer that keeps the first
  * copy of each id sees every event once, in per-key order; the relay recovers by itself, without a restart.
+ *
+ * <p>The outage test's figures go to {@code target/order-outage.md}. The bench runs it with Kafka's default producer
+ * timeouts and an outage longer than their 120 s {@code delivery.timeout.ms}:
+ * {@code -Doutage.seconds=150 -Doutage.defaults=true} (bench/results/2026-12-06-order-outage.md).
  */
 class OrderAcrossOutagesIT {
 
     private static final int KEYS = 20;
-    /** Several delivery timeouts (3 s here). */
-    private static final Duration OUTAGE = Duration.ofSeconds(12);
+    /** Several delivery timeouts (3 s here), unless the bench asks for more. */
+    private static final Duration OUTAGE = Duration.ofSeconds(Integer.getInteger("outage.seconds", 12));
+    /** The bench's run: the shipped producer timeouts (delivery.timeout.ms 120 s), not the lowered ones. */
+    private static final boolean DEFAULTS = Boolean.getBoolean("outage.defaults");
     private static final List<String> MODES = List.of("poll", "cdc");
 
     @Test
@@ -41,27 +47,44 @@ class OrderAcrossOutagesIT {
         try (TestKafka kafka = TestKafka.start(); Run run = new Run("order-outage")) {
             for (String mode : MODES) {
                 kafka.createTopic(run.topic(mode), 3);
-                run.start(mode, (name, db, args) -> RelayProcess.run(name, db, kafka, Map.of(), args),
-                        "--kafka.delivery.timeout.ms=3000", "--kafka.request.timeout.ms=1000",
-                        "--kafka.max.block.ms=2000");
+                run.start(mode, (name, db, args) -> RelayProcess.run(name, db, kafka, Map.of(), args), DEFAULTS
+                        ? new String[0] : new String[] {"--kafka.delivery.timeout.ms=3000",
+                            "--kafka.request.timeout.ms=1000", "--kafka.max.block.ms=2000"});
             }
             run.write(Duration.ofSeconds(2));
+            long stopped = System.nanoTime();
             kafka.stop();
             for (String mode : MODES) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> status(run.relays.get(mode)) == 503);
             }
             Thread.sleep(OUTAGE.toMillis()); // writers keep writing: the relays' producers expire batch after batch
             kafka.restart();
+            long restarted = System.nanoTime();
             Thread.sleep(3000);
             run.stopWriting();
+            StringBuilder md = new StringBuilder("# Per-key order across a broker outage\n\n`OrderAcrossOutagesIT`, "
+                    + (DEFAULTS ? "Kafka's default producer timeouts (delivery.timeout.ms 120 s, request.timeout.ms"
+                    + " 30 s)" : "delivery.timeout.ms 3 s, request.timeout.ms 1 s") + "; broker stopped "
+                    + (restarted - stopped) / 1_000_000_000 + " s; " + KEYS + " keys, ~200 events/s per mode.\n\n"
+                    + "| mode | events written | records read | duplicates | first-delivery order violations | lost"
+                    + " | producer rebuilds | events re-sent for order | restart -> all delivered |\n"
+                    + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (String mode : MODES) {
-                run.assertDeliveredInOrder(mode, kafka.bootstrapServers(), Map.of());
+                DeliveryReport report = run.assertDeliveredInOrder(mode, kafka.bootstrapServers(), Map.of());
+                long delivered = System.nanoTime();
                 RelayProcess relay = run.relays.get(mode);
+                md.append("| ").append(mode).append(" | ").append(run.ids.get(mode).size()).append(" | ")
+                        .append(report.totalRecords()).append(" | ").append(report.duplicateCount()).append(" | ")
+                        .append(report.orderViolations().size()).append(" | ").append(report.lostIds().size())
+                        .append(" | ").append((long) metric(relay, "outbox_relay_producer_rebuilds_total"))
+                        .append(" | ").append((long) metric(relay, "outbox_relay_resent_for_order_events_total"))
+                        .append(" | ").append((delivered - restarted) / 1_000_000).append(" ms (at most) |\n");
                 assertThat(metric(relay, "outbox_relay_producer_rebuilds_total")).as("%s rebuilt its producer", mode)
                         .isPositive();
                 assertThat(metric(relay, "outbox_relay_resent_for_order_events_total")).as(mode).isPositive();
                 assertThat(relay.logText()).as(mode).doesNotContain("Exception in thread");
             }
+            java.nio.file.Files.writeString(java.nio.file.Path.of("target", "order-outage.md"), md.toString());
         }
     }
 
@@ -170,7 +193,8 @@ class OrderAcrossOutagesIT {
         }
 
         /** Every written event arrived, first copies in per-key order; the relay is ready and the table drained. */
-        void assertDeliveredInOrder(String mode, String bootstrap, Map<String, Object> client) throws Exception {
+        DeliveryReport assertDeliveredInOrder(String mode, String bootstrap, Map<String, Object> client)
+                throws Exception {
             List<String> written = new ArrayList<>(ids.get(mode));
             assertThat(written).as("%s: events written", mode).hasSizeGreaterThan(200);
             List<ReadRecord> records = new TopicReader(bootstrap, client).readUntilIds(topic(mode),
@@ -182,6 +206,7 @@ class OrderAcrossOutagesIT {
             OutboxWriter writer = new OutboxWriter(databases.get(mode), "public.outbox");
             await().atMost(Duration.ofSeconds(60)).until(() -> writer.unsent() == 0);
             assertThat(relay.process.isAlive()).isTrue();
+            return report;
         }
 
         @Override
