@@ -123,7 +123,14 @@ class ExactlyOnceIT {
                 await().atMost(Duration.ofMinutes(1)).until(() -> Files.readString(logB).contains("Exactly-once"
                         + " delivery as"));
                 long takenOver = sent(db);
-                await().atMost(Duration.ofMinutes(1)).until(() -> sent(db) > takenOver);
+                try {
+                    await().atMost(Duration.ofMinutes(1)).until(() -> sent(db) > takenOver);
+                } catch (org.awaitility.core.ConditionTimeoutException slow) {
+                    // Seen twice under the suite's load (issue 37's note): B opened its transactions and then marked
+                    // nothing for a minute. Its threads go to its log, so the next occurrence says where it waited.
+                    KillScenario.threadDump(b, logB);
+                    await().atMost(Duration.ofMinutes(2)).until(() -> sent(db) > takenOver);
+                }
                 long resumedAt = Files.size(logA);
                 signal(a, "CONT");
 
