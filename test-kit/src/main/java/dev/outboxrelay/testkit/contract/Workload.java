@@ -124,6 +124,11 @@ public final class Workload {
         }
     }
 
+    /** How many rows have been committed so far. */
+    public int committedCount() {
+        return committed.size();
+    }
+
     /** Waits for the writers and returns every id, each key's ids in that key's order. */
     public List<String> join() throws InterruptedException {
         for (Future<?> f : futures) {
