@@ -33,6 +33,8 @@ final class KafkaEventPublisher implements EventPublisher {
     /** At least once: why {@link #producer} was closed to keep order, null while it works; guarded by this. */
     private volatile Throwable brokenBy;
     private boolean initialized;
+    /** The last initTransactions ran out of max.block.ms: the next call resumes it on the same producer. */
+    private boolean initTimedOut;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final int maxRecordBytes;
     /**
@@ -71,14 +73,22 @@ final class KafkaEventPublisher implements EventPublisher {
         if (stateTopic.isEmpty()) {
             throw new UnsupportedOperationException("not a transactional publisher");
         }
-        if (initialized) {
+        if (initialized && !initTimedOut) {
             // A producer that was fenced, or failed fatally, cannot be used again: a new one takes the id.
             metrics.close();
             producer.close(Duration.ZERO);
             producer = newProducer();
         }
         initialized = true;
-        producer.initTransactions();
+        try {
+            producer.initTransactions();
+            initTimedOut = false;
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            // Kafka's rule: call initTransactions again on the same producer, which resumes where it was (a new
+            // producer would start over and, on a loaded machine, might never finish within max.block.ms).
+            initTimedOut = true;
+            throw e;
+        }
     }
 
     @Override

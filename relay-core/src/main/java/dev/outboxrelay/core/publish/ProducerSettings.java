@@ -32,6 +32,9 @@ public final class ProducerSettings {
             ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4",
             ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
 
+    /** {@code max.block.ms} of the transactional producer unless set: how soon a fenced instance notices. */
+    static final java.time.Duration TRANSACTIONAL_MAX_BLOCK = java.time.Duration.ofSeconds(5);
+
     private final Map<String, Object> properties;
     /** Present with {@code --delivery exactly-once}. */
     private final java.util.Optional<ExactlyOnce> exactlyOnce;
@@ -69,14 +72,18 @@ public final class ProducerSettings {
 
     /**
      * These settings for a transactional producer ({@code --delivery exactly-once}): {@code transactional.id} from
-     * {@code exactlyOnce}, and its transaction timeout unless {@code transaction.timeout.ms} was
-     * set.
+     * {@code exactlyOnce}, its transaction timeout unless {@code transaction.timeout.ms} was set, and
+     * {@code max.block.ms} 5 s unless set.
      */
     public ProducerSettings exactlyOnce(ExactlyOnce exactlyOnce) {
         Map<String, Object> props = new LinkedHashMap<>(properties);
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, exactlyOnce.transactionalId());
         props.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
                 String.valueOf(exactlyOnce.transactionTimeout().toMillis()));
+        // A commit or abort in flight when another instance takes the id over learns of the fence only when its
+        // call returns: Kafka's 60 s default kept a fenced instance silent that long; a commit that times out is
+        // simply committed again.
+        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(TRANSACTIONAL_MAX_BLOCK.toMillis()));
         return new ProducerSettings(props, java.util.Optional.of(exactlyOnce));
     }
 

@@ -88,6 +88,17 @@ class ProducerSettingsTest {
     }
 
     @Test
+    void aTransactionalProducerBlocksSecondsNotAMinuteUnlessTold() {
+        ExactlyOnce eos = new ExactlyOnce("r.public.outbox", "outbox-relay.state", "r.public.outbox",
+                java.time.Duration.ofSeconds(10));
+        assertThat(ProducerSettings.of("b:1", Map.of()).exactlyOnce(eos).producerProperties())
+                .containsEntry("max.block.ms", "5000").containsEntry("transactional.id", "r.public.outbox");
+        assertThat(ProducerSettings.of("b:1", Map.of("max.block.ms", "20000")).exactlyOnce(eos).producerProperties())
+                .containsEntry("max.block.ms", "20000");
+        assertThat(ProducerSettings.of("b:1", Map.of()).producerProperties()).doesNotContainKey("max.block.ms");
+    }
+
+    @Test
     void secretsAreKafkasPasswordSettings() {
         assertThat(ProducerSettings.isSecret("sasl.jaas.config")).isTrue();
         assertThat(ProducerSettings.isSecret("ssl.keystore.password")).isTrue();
