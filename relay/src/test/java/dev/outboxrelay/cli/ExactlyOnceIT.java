@@ -151,8 +151,8 @@ class ExactlyOnceIT {
                     await().atMost(Duration.ofSeconds(20)).until(() -> Files.readString(logA)
                             .substring((int) resumedAt).contains("standing by"));
                 } catch (org.awaitility.core.ConditionTimeoutException slow) {
-                    // What it waits for goes to its log. A commit or abort of the fenced producer may block for its
-                    // max.block.ms (60 s) before Kafka's client reports the fence: it publishes nothing meanwhile.
+                    // What it waits for goes to its log. A commit or abort of the fenced producer blocks at most its
+                    // max.block.ms (5 s by default with exactly-once) per call: it publishes nothing meanwhile.
                     KillScenario.threadDump(a, logA);
                     await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(logA)
                             .substring((int) resumedAt).contains("standing by"));
