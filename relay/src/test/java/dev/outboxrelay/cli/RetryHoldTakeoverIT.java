@@ -63,13 +63,19 @@ class RetryHoldTakeoverIT {
             String head = "SELECT attempts FROM outbox WHERE aggregate_id = '" + HELD + "' ORDER BY seq LIMIT 1";
             // The 7th retry of a row backs off 5 to 10 s (200 ms doubling, capped, half of it jitter).
             await().atMost(Duration.ofSeconds(60)).until(() -> db.queryLong(head) >= 7);
+            // A records a failed attempt, then (in a second transaction) the hold that follows it: A is killed once
+            // the next attempt's hold is in the table, not merely its attempt, or the hold read is the expired one.
+            String hold = "SELECT coalesce(max(retry_at), '-infinity')::text FROM outbox WHERE aggregate_id = '" + HELD
+                    + "' AND sent_at IS NULL";
             long attempts = db.queryLong(head);
+            String previousHold = db.queryString(hold);
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> db.queryLong(head) > attempts);
+                    .until(() -> db.queryLong(head) > attempts && db.queryLong("SELECT count(*) FROM outbox"
+                            + " WHERE aggregate_id = '" + HELD + "' AND sent_at IS NULL AND retry_at > '"
+                            + previousHold + "'::timestamptz") > 0);
             a.kill();
             long attemptsAtKill = db.queryLong(head);
-            String heldUntil = db.queryString("SELECT max(retry_at)::text FROM outbox WHERE aggregate_id = '" + HELD
-                    + "' AND sent_at IS NULL");
+            String heldUntil = db.queryString(hold);
             assertThat(heldUntil).as("A wrote the key's hold to the table").isNotNull();
             assertThat(db.queryLong("SELECT (extract(epoch FROM '" + heldUntil + "'::timestamptz - now()) * 1000)"
                     + "::bigint")).as("the hold has seconds left").isGreaterThan(2000);
