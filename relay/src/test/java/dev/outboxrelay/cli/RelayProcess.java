@@ -2,8 +2,8 @@ package dev.outboxrelay.cli;
 
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.TestPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -116,10 +116,9 @@ final class RelayProcess implements AutoCloseable {
         return new RelayProcess(pb.start(), log, port);
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    /** A port for a relay's HTTP endpoints that no other test JVM hands out ({@link TestPorts}). */
+    static int freePort() {
+        return TestPorts.reserve();
     }
 
     /** GET on the relay's endpoint; status -1 when nothing answers (yet). */

@@ -133,10 +133,8 @@ class DaemonEndpointsIT {
         return d;
     }
 
-    private static int freePort() throws java.io.IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return dev.outboxrelay.testkit.TestPorts.reserve();
     }
 
     private static HttpResponse<String> get(int port, String path) throws Exception {

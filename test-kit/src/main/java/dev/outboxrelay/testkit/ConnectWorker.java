@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,10 +76,7 @@ public final class ConnectWorker implements AutoCloseable {
                                       List<String> jvmOptions) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         Path log = dir.resolve(name + ".log");
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = TestPorts.reserve();
         Properties props = new Properties();
         props.putAll(defaults(bootstrap, group, pluginPath, port));
         props.putAll(overrides);

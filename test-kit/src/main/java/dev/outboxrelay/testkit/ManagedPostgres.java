@@ -2,8 +2,6 @@ package dev.outboxrelay.testkit;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -321,10 +319,8 @@ final class ManagedPostgres {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-            return socket.getLocalPort();
-        }
+    private static int freePort() {
+        return TestPorts.reserve();
     }
 
     private static void sleep(long millis) throws IOException {
