@@ -5,14 +5,11 @@ import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.acknowledge.Acknowledger.OnPublish;
 import dev.outboxrelay.core.config.KafkaOptions;
 import dev.outboxrelay.core.config.Password;
-import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.core.delivery.OnPoison;
 import dev.outboxrelay.core.delivery.TopicLimits;
 import dev.outboxrelay.core.publish.EventPublisher;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.core.route.EventRouter;
-import dev.outboxrelay.poll.PollSettings;
-import dev.outboxrelay.poll.PollingSource;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -21,7 +18,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 /** Test helpers: migrate a test database and start CDC sources against the test kit. */
 final class CdcRelays {
@@ -94,31 +90,8 @@ final class CdcRelays {
         return source;
     }
 
-    /** A poll source on the same database, for switching and comparisons. */
-    static PollingSource startPoll(TestDatabase database, String table, String bootstrap,
-                                   Map<String, String> options) {
-        return startPoll(database, table, bootstrap, router(options));
-    }
-
-    private static EventRouter router(Map<String, String> options) {
+    /** The router of the contract options' {@code topic-template} (the CLI's default when absent). */
+    static EventRouter router(Map<String, String> options) {
         return EventRouter.topicTemplate(options.getOrDefault("topic-template", "outbox.event.${aggregateType}"));
-    }
-
-    static PollingSource startPoll(TestDatabase database, String table, String bootstrap, EventRouter router) {
-        return startPoll(database, table, bootstrap, router, OutboxTable.parse(table));
-    }
-
-    /** A poll source on {@code outbox}, a table that may be laid out otherwise. */
-    static PollingSource startPoll(TestDatabase database, String table, String bootstrap, EventRouter router,
-                                   OutboxTable outbox) {
-        PollingSource source = PollingSource.create(
-                PollSettings.builder().table(outbox)
-                        .pollInterval(Duration.ofMillis(200)).standbyInterval(Duration.ofMillis(200))
-                        .maxBackoff(Duration.ofSeconds(1)).relayName("poll-beside-cdc").build(),
-                ConnectionFactory.jdbc(database.jdbcUrl(), database.relayUser(),
-                        () -> Optional.of(Password.of(database.relayPassword()))),
-                router, ProducerSettings.of(bootstrap, Map.of()), RelayListener.none());
-        source.start();
-        return source;
     }
 }

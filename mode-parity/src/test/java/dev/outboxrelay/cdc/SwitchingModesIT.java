@@ -63,7 +63,7 @@ class SwitchingModesIT {
         List<String> expected = new ArrayList<>();
         Workload app = Workload.start(writer, "Switch", 8, 400, 2, 15);
 
-        OutboxSource poll = started(CdcRelays.startPoll(db, TABLE, kafka.bootstrapServers(), options));
+        OutboxSource poll = started(PollBesideCdc.startPoll(db, TABLE, kafka.bootstrapServers(), options));
         Thread.sleep(2000);
         stop(poll, app, "poll");
         expected.addAll(gap("gap-1"));
@@ -75,7 +75,7 @@ class SwitchingModesIT {
         stop(cdc, app, "cdc");
         expected.addAll(gap("gap-2"));
 
-        started(CdcRelays.startPoll(db, TABLE, kafka.bootstrapServers(), options));
+        started(PollBesideCdc.startPoll(db, TABLE, kafka.bootstrapServers(), options));
         expected.addAll(app.join());
         expected.addAll(writer.insert(List.of(Row.of("Switch", "after", 1), Row.of("Switch", "after", 2))));
 

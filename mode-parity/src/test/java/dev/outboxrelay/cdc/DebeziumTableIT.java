@@ -77,7 +77,7 @@ class DebeziumTableIT {
         assertThat(db.queryLong("SELECT count(*) FROM outboxevent WHERE sent_at IS NOT NULL AND seq IS NULL"))
                 .as("rows there before adoption count as sent").isEqualTo(3);
         EventRouter router = EventRouter.topicTemplate(prefix + ".${aggregateType}");
-        running.add(CdcRelays.startPoll(db, TABLE.toString(), kafka.bootstrapServers(), router, TABLE));
+        running.add(PollBesideCdc.startPoll(db, TABLE.toString(), kafka.bootstrapServers(), router, TABLE));
         List<String> expected = write(false);
 
         DeliveryReport report = read(expected);

@@ -116,7 +116,7 @@ class DebeziumRouterParityIT {
         EventRouter router = EventRouter.topicTemplate(prefix + ".${aggregateType}", null, Set.of(),
                 MessageFormat.debeziumRouter(settings, LAYOUT), LAYOUT);
         OutboxSource relay = mode.equals("poll")
-                ? CdcRelays.startPoll(db, "public.outbox", kafka.bootstrapServers(), router,
+                ? PollBesideCdc.startPoll(db, "public.outbox", kafka.bootstrapServers(), router,
                         OutboxTable.parse("public.outbox").withLayout(LAYOUT))
                 : CdcRelays.start(CdcRelays.settings(db, "public.outbox", Map.of())
                         .table(OutboxTable.parse("public.outbox").withLayout(LAYOUT)).build(), kafka.bootstrapServers(),

@@ -74,7 +74,7 @@ class BinaryPayloadIT {
                 null, Set.of(), MessageFormat.of(MessageFormat.Kind.RELAY, null, null, TABLE.layout(),
                         "application/x-protobuf"));
         relay = mode.equals("poll")
-                ? CdcRelays.startPoll(db, TABLE.toString(), kafka.bootstrapServers(), router, TABLE)
+                ? PollBesideCdc.startPoll(db, TABLE.toString(), kafka.bootstrapServers(), router, TABLE)
                 : CdcRelays.start(CdcRelays.settings(db, TABLE.toString(), Map.of()).table(TABLE)
                         .publication(PUBLICATION).build(), kafka.bootstrapServers(), router, RelayListener.none());
         await().atMost(Duration.ofMinutes(1)).until(relay::isHealthy);

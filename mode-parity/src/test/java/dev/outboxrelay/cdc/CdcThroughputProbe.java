@@ -87,7 +87,7 @@ class CdcThroughputProbe {
     }
 
     private OutboxSource poll() {
-        return CdcRelays.startPoll(db, "public.outbox", TestKafka.shared().bootstrapServers(),
+        return PollBesideCdc.startPoll(db, "public.outbox", TestKafka.shared().bootstrapServers(),
                 Map.of("topic-template", prefix + ".${aggregateType}"));
     }
 
