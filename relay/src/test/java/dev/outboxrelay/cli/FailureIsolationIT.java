@@ -95,7 +95,7 @@ class FailureIsolationIT {
         kafka.createTopic(prefix + ".Order", 4);
         Files.deleteIfExists(Path.of("target", "it-logs", "isolation-" + mode + ".log"));
         List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", prefix + ".${aggregateType}",
-                "--max-attempts", "3"));
+                "--max-attempts", "3", "--verbose")); // per-batch DEBUG lines: what a failure here needs
         if (mode.equals("cdc")) {
             args.addAll(List.of("--slot-name", "iso_" + database.name()));
         }
@@ -131,8 +131,14 @@ class FailureIsolationIT {
             assertThat(order).as("first arrivals of %s in order", key).isEqualTo(sorted);
         }
         // Arrived is not yet marked: the rows of the last batches are marked a moment after the reader saw them.
-        await().atMost(Duration.ofSeconds(30)).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE"
-                + " sent_at IS NULL AND discarded_at IS NULL") == 0);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(database.queryLong(
+                "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND discarded_at IS NULL"))
+                .as(() -> "unsent rows by key: " + database.queryString("SELECT string_agg(format('%s: %s row(s),"
+                        + " seq %s-%s, attempts %s, retry_at %s, dead %s, error %s', aggregate_id, n, lo, hi, a, r, d,"
+                        + " e), '; ') FROM (SELECT aggregate_id, count(*) n, min(seq) lo, max(seq) hi, max(attempts) a,"
+                        + " max(retry_at) r, count(dead_lettered_at) d, max(last_error) e FROM outbox WHERE sent_at"
+                        + " IS NULL AND discarded_at IS NULL GROUP BY aggregate_id) t"))
+                .isZero());
         // The missing topic was created half way through writing: its backlog followed by itself.
         long backlogFollowed = 0;
         for (int n = 0; n < missingWrittenBefore; n++) {
