@@ -228,6 +228,14 @@ public final class OutboxSql {
         return "SELECT DISTINCT " + aggregateId + " FROM " + t + " WHERE " + LIVE_DEAD_LETTER;
     }
 
+    /**
+     * Those of the ids whose rows this statement's snapshot sees, whatever their state: a row that an acknowledgement
+     * did not change either is settled already or is not visible (yet). Parameter: {@code uuid[]}.
+     */
+    public String presentAmong() {
+        return "SELECT " + id + " FROM " + t + " WHERE " + id + " = ANY(?)";
+    }
+
     /** Those of the ids that are settled (sent or dead-lettered): not to publish again. Parameter: {@code uuid[]}. */
     public String settledAmong() {
         return "SELECT " + id + " FROM " + t + " WHERE " + id + " = ANY(?) AND " + SETTLED;

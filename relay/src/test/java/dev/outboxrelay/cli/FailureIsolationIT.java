@@ -136,7 +136,7 @@ class FailureIsolationIT {
                 .as(() -> "unsent rows by key: " + database.queryString("SELECT string_agg(format('%s: %s row(s),"
                         + " seq %s-%s, attempts %s, retry_at %s, dead %s, error %s', aggregate_id, n, lo, hi, a, r, d,"
                         + " e), '; ') FROM (SELECT aggregate_id, count(*) n, min(seq) lo, max(seq) hi, max(attempts) a,"
-                        + " max(retry_at) r, count(dead_lettered_at) d, max(last_error) e FROM outbox WHERE sent_at"
+                        + " max(retry_at) r, count(dead_lettered_at) d, max(last_error) || ' ids ' || string_agg(id::text, ',') e FROM outbox WHERE sent_at"
                         + " IS NULL AND discarded_at IS NULL GROUP BY aggregate_id) t"))
                 .isZero());
         // The missing topic was created half way through writing: its backlog followed by itself.

@@ -35,6 +35,13 @@ public interface Acknowledger {
     int acknowledge(Connection connection, Collection<UUID> ids) throws SQLException;
 
     /**
+     * Those of {@code ids} whose rows the database shows this connection now, sent or not. A streamed row's
+     * transaction can be in the WAL (and its record acknowledged by Kafka) a moment before other sessions see it
+     * committed: such a row is absent here, while a row that is only sent already is present.
+     */
+    java.util.Set<UUID> present(Connection connection, Collection<UUID> ids) throws SQLException;
+
+    /**
      * Records failed publish attempts: increments {@code attempts}, stores the reason in {@code last_error}, and
      * dead-letters rows whose attempts reach {@code maxAttempts}.
      *

@@ -23,6 +23,7 @@ final class JdbcAcknowledger implements Acknowledger {
     private final String failureSql;
     private final String attemptsSql;
     private final String holdSql;
+    private final String presentSql;
 
     JdbcAcknowledger(OutboxTable table, OnPublish onPublish) {
         OutboxSql sql = OutboxSql.forTable(table);
@@ -30,6 +31,7 @@ final class JdbcAcknowledger implements Acknowledger {
         this.failureSql = sql.recordFailure();
         this.attemptsSql = sql.attempts();
         this.holdSql = sql.holdForRetry();
+        this.presentSql = sql.presentAmong();
     }
 
     @Override
@@ -71,6 +73,23 @@ final class JdbcAcknowledger implements Acknowledger {
             ps.setArray(1, array);
             return ps.executeUpdate();
         }
+    }
+
+    @Override
+    public java.util.Set<UUID> present(Connection connection, Collection<UUID> ids) throws SQLException {
+        java.util.Set<UUID> present = new java.util.HashSet<>();
+        if (ids.isEmpty()) {
+            return present;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(presentSql)) {
+            ps.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    present.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        return present;
     }
 
     @Override

@@ -31,6 +31,7 @@ final class JdbcRowStore implements RowStore {
     private final Acknowledger acknowledger;
     private final Connector connector;
     private Connection connection;
+    private final NotYetVisible notYetVisible = new NotYetVisible();
 
     JdbcRowStore(Acknowledger acknowledger, Connector connector) {
         this.acknowledger = acknowledger;
@@ -39,8 +40,34 @@ final class JdbcRowStore implements RowStore {
 
     @Override
     public void acknowledge(List<UUID> ids) throws InterruptedException {
-        if (!ids.isEmpty()) {
-            retrying("mark " + ids.size() + " published event(s)", c -> acknowledger.acknowledge(c, ids));
+        if (!ids.isEmpty() || !notYetVisible.isEmpty()) {
+            retrying("mark " + ids.size() + " published event(s)", c -> {
+                mark(c, ids);
+                return null;
+            });
+        }
+    }
+
+    /** Marks {@code ids} and those an earlier mark could not see yet ({@link NotYetVisible}). */
+    private void mark(Connection c, List<UUID> ids) throws SQLException {
+        if (ids.isEmpty() && notYetVisible.isEmpty()) {
+            return;
+        }
+        List<UUID> all = notYetVisible.with(ids, System.nanoTime());
+        if (all.isEmpty()) {
+            return;
+        }
+        int changed = acknowledger.acknowledge(c, all);
+        if (changed >= all.size()) {
+            notYetVisible.allSeen();
+            return;
+        }
+        // Fewer rows changed than named: sent before (present), or not visible to this session yet.
+        int waiting = notYetVisible.size();
+        notYetVisible.missed(all, acknowledger.present(c, all), System.nanoTime());
+        if (notYetVisible.size() != waiting) {
+            LOG.debug("{} acknowledged row(s) not visible to the relay's session yet; marked with the next batches",
+                    notYetVisible.size());
         }
     }
 
@@ -49,7 +76,7 @@ final class JdbcRowStore implements RowStore {
             throws InterruptedException {
         return retrying("mark " + acked.size() + " published and record " + failures.size() + " failed event(s)",
                 c -> {
-                    acknowledger.acknowledge(c, acked);
+                    mark(c, acked);
                     return failures.isEmpty() ? List.of() : acknowledger.recordFailures(c, failures, maxAttempts);
                 });
     }
