@@ -8,9 +8,11 @@ import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -27,7 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class TestPorts {
 
-    private static final Path DIR = Path.of(System.getProperty("java.io.tmpdir"), "outbox-relay-test-ports");
+    private static final Path SHARED = Path.of(System.getProperty("java.io.tmpdir"), "outbox-relay-test-ports");
     private static final int LOW = 20_000;
     private static final int HIGH = Math.max(LOW + 1_000, Math.min(30_000, ephemeralLow() - 1));
     private static final List<FileChannel> HELD = new ArrayList<>();
@@ -39,13 +41,15 @@ public final class TestPorts {
     /** A port on the loopback interface that nothing listens on and no other test JVM will hand out. */
     public static synchronized int reserve() {
         try {
-            Files.createDirectories(DIR);
+            Path dir = directory();
             int span = HIGH - LOW;
             for (int tried = 0; tried < span; tried++) {
                 int port = LOW + cursor;
                 cursor = (cursor + 1) % span;
-                FileChannel channel = FileChannel.open(DIR.resolve(port + ".lock"), StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE);
+                FileChannel channel = open(dir.resolve(port + ".lock"));
+                if (channel == null) {
+                    continue; // another user's lock file we may not write: count the port as taken
+                }
                 FileLock lock;
                 try {
                     lock = channel.tryLock();
@@ -58,9 +62,45 @@ public final class TestPorts {
                 }
                 channel.close();
             }
-            throw new IllegalStateException("no free port in " + LOW + "-" + HIGH + " (locks in " + DIR + ")");
+            throw new IllegalStateException("no free port in " + LOW + "-" + HIGH + " (locks in " + dir + ")");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot reserve a test port in " + DIR, e);
+            throw new UncheckedIOException("cannot reserve a test port in " + SHARED, e);
+        }
+    }
+
+    /**
+     * The shared directory, made writable by all by whoever creates it, because
+     * root's test JVMs and the unprivileged user's (the kit's non-root probe, a developer's second checkout)
+     * must see one another's locks. A shared directory that this user cannot write falls back to a per-user one.
+     */
+    private static Path directory() throws IOException {
+        Files.createDirectories(SHARED);
+        setPermissions(SHARED, "rwxrwxrwx"); // files here are never deleted: no sticky bit needed
+        if (Files.isWritable(SHARED)) {
+            return SHARED;
+        }
+        Path own = Path.of(SHARED + "-" + System.getProperty("user.name"));
+        Files.createDirectories(own);
+        return own;
+    }
+
+    /** The lock file opened for writing, created readable and writable by all; null when this user may not. */
+    private static FileChannel open(Path file) throws IOException {
+        try {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            setPermissions(file, "rw-rw-rw-");
+            return channel;
+        } catch (AccessDeniedException e) {
+            return null;
+        }
+    }
+
+    /** Only the owner may change a file's mode; everyone else finds it as the owner left it. */
+    private static void setPermissions(Path path, String mode) {
+        try {
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(mode));
+        } catch (IOException | UnsupportedOperationException e) {
+            // not the owner, or not a POSIX file system: leave the mode alone
         }
     }
 

@@ -10,6 +10,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,9 @@ class TestPortsTest {
         int port = TestPorts.reserve();
         Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "outbox-relay-test-ports", port + ".lock");
         assertThat(lockFile).exists();
+        // Root's JVMs and the unprivileged user's share the locks (NonRootStartIT runs one of each at once).
+        assertThat(Files.getPosixFilePermissions(lockFile.getParent())).contains(PosixFilePermission.OTHERS_WRITE);
+        assertThat(Files.getPosixFilePermissions(lockFile)).contains(PosixFilePermission.OTHERS_WRITE);
         // Another JVM's tryLock fails while this one holds it; in this JVM the same check throws instead.
         try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
             org.assertj.core.api.Assertions.assertThatThrownBy(channel::tryLock)
