@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -82,7 +83,7 @@ final class CdcRelayJarProbe {
                 if (!relay.isAlive()) {
                     throw new IllegalStateException("relay exited " + relay.exitValue());
                 }
-                Thread.sleep(200);
+                Pacing.pause(200);
             }
             write(db, 20_000, 0);
             awaitSent(db, relay);
@@ -146,7 +147,7 @@ final class CdcRelayJarProbe {
         long max = 0;
         try {
             while (!Thread.currentThread().isInterrupted()) {
-                Thread.sleep(250);
+                Pacing.pause(250); // one sample every 250 ms
                 max = Math.max(max, unsent(db));
             }
         } catch (InterruptedException e) {
@@ -165,7 +166,7 @@ final class CdcRelayJarProbe {
             if (!relay.isAlive()) {
                 throw new IllegalStateException("relay exited " + relay.exitValue());
             }
-            Thread.sleep(50);
+            Pacing.pause(50);
         }
     }
 
@@ -187,7 +188,7 @@ final class CdcRelayJarProbe {
                         if (interval > 0) {
                             long wait = due - System.nanoTime();
                             if (wait > 0) {
-                                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                                Pacing.pause(java.time.Duration.ofNanos(wait));
                             }
                             due += interval;
                         }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeout;
@@ -210,7 +211,7 @@ class CdcSourceIT {
             for (int delayMs : new int[] {0, 50, 100, 200, 300, 400, 600, 900}) {
                 OutboxSource source = create(b -> { });
                 source.start();
-                Thread.sleep(delayMs);
+                Pacing.pause(delayMs); // the point of the start at which it is stopped
                 // A liveness bound, not a speed target: a close that raced Debezium's start hung for 60 s.
                 assertTimeout(Duration.ofSeconds(30), source::close, "close() after " + delayMs + " ms");
             }

@@ -1,5 +1,6 @@
 package dev.outboxrelay.connect;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -91,7 +92,7 @@ class ConnectExactlyOnceIT {
             }
             await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
                     .until(() -> marked(type) >= KILL_AFTER);
-            Thread.sleep(ThreadLocalRandom.current().nextLong(500));
+            Pacing.pause(ThreadLocalRandom.current().nextLong(500)); // killed at a random point of the burst
             long marked = marked(type);
             worker.kill();
             System.out.println("Kill " + burst + " with " + marked + " of the burst's rows marked");

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cdc;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -64,14 +65,14 @@ class SwitchingModesIT {
         Workload app = Workload.start(writer, "Switch", 8, 400, 2, 15);
 
         OutboxSource poll = started(PollBesideCdc.startPoll(db, TABLE, kafka.bootstrapServers(), options));
-        Thread.sleep(2000);
+        Pacing.pause(2000); // the source relays under load for a while before it is stopped
         stop(poll, app, "poll");
         expected.addAll(gap("gap-1"));
 
         OutboxSource cdc = started(CdcRelays.start(CdcRelays.settings(db, TABLE, options).build(),
                 kafka.bootstrapServers(), options, RelayListener.none()));
         await().atMost(Duration.ofMinutes(1)).until(cdc::isHealthy);
-        Thread.sleep(2000);
+        Pacing.pause(2000); // the source relays under load for a while before it is stopped
         stop(cdc, app, "cdc");
         expected.addAll(gap("gap-2"));
 

@@ -1,5 +1,6 @@
 package dev.outboxrelay.poll;
 
+import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -123,7 +124,7 @@ class UnusableSessionIT {
     /** Several backoff rounds (at most 1 s each in tests) pass with exactly one WARN and the source not ready. */
     private void assertOneWarningAndNotReady(String problem) throws InterruptedException {
         await().atMost(WAIT).until(() -> !warnings().isEmpty());
-        Thread.sleep(3000);
+        Throughout.holds("one WARN over several backoff rounds", Duration.ofSeconds(3), () -> warnings().size() == 1);
         assertThat(warnings()).containsExactly("Cannot relay public.outbox: " + problem
                 + "; retrying with backoff (at most every 1 s)");
         assertThat(source.isHealthy()).isFalse();

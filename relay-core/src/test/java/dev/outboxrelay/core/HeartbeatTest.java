@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class HeartbeatTest {
@@ -24,7 +25,7 @@ class HeartbeatTest {
             watching.countDown();
             while (release.getCount() > 0) {
                 Heartbeat.beat();
-                sleep(5);
+                await(release, 5); // a beat every 5 ms until released
             }
             Heartbeat.unwatch();
         }, "test-busy");
@@ -35,9 +36,9 @@ class HeartbeatTest {
         try {
             watching.await(5, TimeUnit.SECONDS);
             assertThat(Heartbeat.stalled(Duration.ofSeconds(10))).as("within the bound").isEmpty();
-            Thread.sleep(150);
-            assertThat(Heartbeat.stalled(Duration.ofMillis(100))).hasValueSatisfying(what -> assertThat(what)
-                    .startsWith("thread test-stuck made no progress for").endsWith(" s"));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                    Heartbeat.stalled(Duration.ofMillis(100))).hasValueSatisfying(what -> assertThat(what)
+                    .startsWith("thread test-stuck made no progress for").endsWith(" s")));
         } finally {
             release.countDown();
             stuck.join();
@@ -52,21 +53,17 @@ class HeartbeatTest {
         Thread ended = new Thread(Heartbeat::watch, "test-ended");
         ended.start();
         ended.join();
-        Thread.sleep(20);
-        assertThat(Heartbeat.stalled(Duration.ofMillis(1))).isEmpty();
+        Awaitility.await().during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(5))
+                .until(() -> Heartbeat.stalled(Duration.ofMillis(1)).isEmpty());
     }
 
     private static void await(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        await(latch, 30_000);
     }
 
-    private static void sleep(long millis) {
+    private static void await(CountDownLatch latch, long millis) {
         try {
-            Thread.sleep(millis);
+            latch.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,5 +1,7 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.Throughout;
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -67,13 +69,13 @@ class BrokerBlackHoleIT {
                             rows.add(OutboxWriter.Row.of("Order", "k-" + (i % 25), round * 10 + i));
                         }
                         ids.get(mode).addAll(writer.insert(rows));
-                        sleep(100);
+                        pace(100);
                     }
                 }, "writer-" + mode);
                 t.start();
                 writers.add(t);
             }
-            sleep(3000);
+            pace(3000); // relaying under load before the broker freezes
 
             kafka.freeze();
             long frozen = System.nanoTime();
@@ -84,14 +86,11 @@ class BrokerBlackHoleIT {
                         (System.nanoTime() - frozen) / 1_000_000);
                 assertThat(relay.readiness()).as("%s names Kafka", mode).contains("\"kafka\":\"unreachable");
             }
-            while (System.nanoTime() - frozen < BLACK_HOLE.toNanos()) {
-                for (String mode : relays.keySet()) {
-                    assertThat(status(relays.get(mode), "/health/live")).as("%s stays live", mode).isEqualTo(200);
-                }
-                sleep(1000);
-            }
+            Throughout.holds("both relays stay live while the broker is a black hole",
+                    BLACK_HOLE.minusNanos(System.nanoTime() - frozen), () -> relays.values().stream()
+                            .allMatch(relay -> status(relay, "/health/live") == 200));
             kafka.thaw();
-            sleep(5000);
+            pace(5000); // writers go on while the relays recover
             writing.set(false);
             for (Thread t : writers) {
                 t.join();
@@ -128,9 +127,9 @@ class BrokerBlackHoleIT {
         return r == null ? -1 : r.statusCode();
     }
 
-    private static void sleep(long millis) {
+    private static void pace(long millis) {
         try {
-            Thread.sleep(millis);
+            Pacing.pause(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

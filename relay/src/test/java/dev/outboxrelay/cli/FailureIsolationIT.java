@@ -1,5 +1,6 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -184,10 +185,7 @@ class FailureIsolationIT {
                 }
                 // One round of all keys every KEYS/RATE seconds: 20 events per 20 ms is 1,000 events/s.
                 long due = start + (n + 1) * TimeUnit.SECONDS.toNanos(1) * KEYS / RATE;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
+                Pacing.pause(Duration.ofNanos(due - System.nanoTime()));
             }
         }
         return perKey;
@@ -217,7 +215,7 @@ class FailureIsolationIT {
                     ps.addBatch();
                 }
                 ps.executeBatch();
-                Thread.sleep(100);
+                Pacing.pause(100); // 10 events/s per key while the broker is gone
             }
         } finally {
             kafka.restart();

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -91,9 +92,8 @@ class LargeRowsIT {
                 }
             }
             long left = OUTAGE.toMillis() - (System.nanoTime() - down) / 1_000_000;
-            if (left > 0) {
-                Thread.sleep(left);
-            }
+            Throughout.holds("both relays alive through the outage", Duration.ofMillis(Math.max(0, left)),
+                    () -> relays.values().stream().allMatch(r -> r.process.isAlive()));
             for (RelayProcess relay : relays.values()) {
                 assertThat(relay.process.isAlive()).as("alive through the outage: %s", relay.log).isTrue();
             }

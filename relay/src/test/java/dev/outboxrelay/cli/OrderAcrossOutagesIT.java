@@ -1,5 +1,6 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -57,10 +58,10 @@ class OrderAcrossOutagesIT {
             for (String mode : MODES) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> status(run.relays.get(mode)) == 503);
             }
-            Thread.sleep(OUTAGE.toMillis()); // writers keep writing: the relays' producers expire batch after batch
+            Pacing.pause(OUTAGE); // writers keep writing: the relays' producers expire batch after batch
             kafka.restart();
             long restarted = System.nanoTime();
-            Thread.sleep(3000);
+            Pacing.pause(3000); // writers go on after the broker is back
             run.stopWriting();
             StringBuilder md = new StringBuilder("# Per-key order across a broker outage\n\n`OrderAcrossOutagesIT`, "
                     + (DEFAULTS ? "Kafka's default producer timeouts (delivery.timeout.ms 120 s, request.timeout.ms"
@@ -114,7 +115,7 @@ class OrderAcrossOutagesIT {
             for (String mode : MODES) {
                 acls.grantIdempotentProducer(TestKafka.USER, run.topic(mode));
             }
-            Thread.sleep(2000);
+            Pacing.pause(2000); // writers go on after the ACL is back
             run.stopWriting();
             for (String mode : MODES) {
                 run.assertDeliveredInOrder(mode, kafka.bootstrapServers(), kafka.clientProperties());
@@ -173,7 +174,7 @@ class OrderAcrossOutagesIT {
                         }
                         ids.get(mode).addAll(writer.insert(rows));
                         try {
-                            Thread.sleep(50);
+                            Pacing.pause(50); // ~200 events/s per mode
                         } catch (InterruptedException e) {
                             return;
                         }
@@ -182,7 +183,7 @@ class OrderAcrossOutagesIT {
                 t.start();
                 writers.add(t);
             }
-            Thread.sleep(warmUp.toMillis());
+            Pacing.pause(warmUp);
         }
 
         void stopWriting() throws InterruptedException {

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -79,7 +80,7 @@ class WorkerErrorIT {
                 rows.add(OutboxWriter.Row.of("Order", "k-" + (i % 20), round * 50 + i));
             }
             ids.addAll(writer.insert(rows));
-            Thread.sleep(50);
+            Pacing.pause(50); // 1,000 events/s in 50-row transactions
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> INJECTED.matcher(failing.logText()).find());
         Matcher m = INJECTED.matcher(failing.logText());

@@ -1,5 +1,6 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
@@ -33,7 +34,9 @@ class HttpEndpointsTest {
                     out.flush();
                     stalled.add(s);
                 }
-                Thread.sleep(200);
+                // Time for the server to take the stalled connections onto its threads. Were it slower, the probes
+                // below would pass without proving anything: this pause can weaken the test, never make it flake.
+                Pacing.pause(200);
                 HttpClient client = HttpClient.newHttpClient();
                 for (int i = 0; i < 3; i++) {
                     HttpResponse<String> live = client.send(HttpRequest.newBuilder(

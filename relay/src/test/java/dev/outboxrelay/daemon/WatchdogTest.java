@@ -1,5 +1,6 @@
 package dev.outboxrelay.daemon;
 
+import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.OutboxSource;
@@ -25,8 +26,8 @@ class WatchdogTest {
         AtomicReference<Throwable> died = new AtomicReference<>();
         CompletableFuture<Throwable> reported = new CompletableFuture<>();
         try (Watchdog w = Watchdog.start(() -> Optional.ofNullable(died.get()), reported::complete)) {
-            Thread.sleep(700);
-            assertThat(reported).isNotDone();
+            Throughout.holds("nothing reported while the worker is well", Duration.ofMillis(700),
+                    () -> !reported.isDone());
             died.set(new OutOfMemoryError("test"));
             assertThat(reported.get(5, TimeUnit.SECONDS)).isInstanceOf(OutOfMemoryError.class);
         }
@@ -39,8 +40,8 @@ class WatchdogTest {
         try (Watchdog w = Watchdog.start(Watchdog.orStalled(Optional::empty,
                 bound -> Optional.ofNullable(stuck.get()).map(t -> t + " (bound " + bound.toMinutes() + " min)"),
                 Duration.ofMinutes(3)), reported::complete)) {
-            Thread.sleep(700);
-            assertThat(reported).isNotDone();
+            Throughout.holds("nothing reported while the worker is well", Duration.ofMillis(700),
+                    () -> !reported.isDone());
             stuck.set("thread outbox-relay-poll made no progress for 181 s");
             assertThat(reported.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
                     .hasMessage("a worker is stuck: thread outbox-relay-poll made no progress for 181 s (bound 3 min)");

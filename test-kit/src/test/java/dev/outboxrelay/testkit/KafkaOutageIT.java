@@ -58,7 +58,7 @@ class KafkaOutageIT {
                     }
                     return futures;
                 });
-                Thread.sleep(500);
+                Pacing.pause(500); // the outage lasts while the sends wait for metadata
                 kafka.restart();
                 pending.addAll(sent.get(30, TimeUnit.SECONDS));
             } finally {

@@ -2,6 +2,7 @@ package dev.outboxrelay.core.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
 import dev.outboxrelay.core.event.OutboxEvent;
@@ -126,11 +127,7 @@ class SettlingPipelineTest {
         DeliveryPipeline p = start(100);
         Item a = item("a");
         p.submit(List.of(a), false, last -> { });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!p.inOutage() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(p.inOutage()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(p::inOutage);
         assertThat(p.drain(Duration.ofMillis(300))).as("held until Kafka is back").isFalse();
         down.set(false);
         assertThat(p.drain(Duration.ofSeconds(20))).isTrue();
@@ -146,11 +143,7 @@ class SettlingPipelineTest {
         DeliveryPipeline p = start(100);
         AtomicBoolean moved = new AtomicBoolean();
         p.submit(List.of(item("a")), false, last -> moved.set(true));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (p.isRunning() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(p.isRunning()).isFalse();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> !p.isRunning());
         assertThat(moved).isFalse();
         assertThatThrownBy(() -> p.submit(List.of(item("b")), false, last -> { }))
                 .isInstanceOf(InterruptedException.class).hasMessage("relay is closing");

@@ -51,6 +51,7 @@ class TransactionalPipelineTest {
                 r -> FakePublisher.acked();
         volatile RuntimeException failCommit;
         volatile java.util.concurrent.CountDownLatch commitBlocks;
+        final java.util.concurrent.CountDownLatch commitEntered = new java.util.concurrent.CountDownLatch(1);
         volatile List<UUID> lastCommitted = List.of();
         final List<ProducerRecord<byte[], byte[]>> visible = new CopyOnWriteArrayList<>();
         final List<String> calls = new CopyOnWriteArrayList<>();
@@ -83,6 +84,7 @@ class TransactionalPipelineTest {
         public void commitTransaction() {
             java.util.concurrent.CountDownLatch block = commitBlocks;
             if (block != null) {
+                commitEntered.countDown();
                 try {
                     block.await(); // as Kafka's producer waits for the coordinator, until interrupted
                 } catch (InterruptedException e) {
@@ -278,7 +280,8 @@ class TransactionalPipelineTest {
         DeliveryPipeline p = start();
         p.submit(List.of(item("a")), false, last -> { });
         await().atMost(Duration.ofSeconds(10)).until(() -> kafka.visible.isEmpty() && p.unsettled() == 1);
-        Thread.sleep(100); // the settling thread is in the commit by now
+        assertThat(kafka.commitEntered.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                .as("the settling thread is in the commit").isTrue();
         p.close();
         assertThat(p.failure()).isEmpty();
         assertThat(rows.acknowledged).isEmpty();

@@ -58,7 +58,7 @@ public abstract class BrokerOutageContract {
         Workload load = Workload.start(writer, "Outage", 10, 300, 2, 2);
         reader.read(topic, 500, WAIT);
         env.kafka().stop();
-        Thread.sleep(3000); // writers keep committing while the broker is gone
+        dev.outboxrelay.testkit.Pacing.pause(3000); // writers keep committing while the broker is gone
         env.kafka().restart();
         checks.assertDelivered(topic, load.join());
         checks.awaitNothingUnsent();

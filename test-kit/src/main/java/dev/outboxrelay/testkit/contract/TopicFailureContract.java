@@ -127,7 +127,7 @@ public abstract class TopicFailureContract {
             revoked.addAll(writer.insert(List.of(Row.of("Revoked", "r", n))));
             open.addAll(writer.insert(List.of(Row.of("Open", "o", n))));
             n++;
-            Thread.sleep(1000);
+            dev.outboxrelay.testkit.Pacing.pause(1000); // one row per topic per second while the ACL is gone
         }
         assertInOrder("acl.Open", open);
         assertThat(database.queryLong("SELECT count(*) FROM outbox WHERE aggregate_type = 'Revoked'"

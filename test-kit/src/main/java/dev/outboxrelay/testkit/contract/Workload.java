@@ -1,5 +1,6 @@
 package dev.outboxrelay.testkit.contract;
 
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.contract.OutboxWriter.Row;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -88,7 +89,7 @@ public final class Workload {
                     commit(writer, c, tx);
                     txSize = 1 + random.nextInt(20);
                     if (pauseMillis > 0) {
-                        Thread.sleep(pauseMillis);
+                        Pacing.pause(pauseMillis);
                     }
                 }
             }
@@ -100,7 +101,7 @@ public final class Workload {
 
     private void commit(OutboxWriter writer, Connection c, List<Row> tx) throws SQLException, InterruptedException {
         while (!mayWrite.getAsBoolean()) {
-            Thread.sleep(10);
+            Pacing.pause(10); // the test gates the writers; a writer may wait for minutes
         }
         List<String> ids = writer.insert(c, tx);
         c.commit();
