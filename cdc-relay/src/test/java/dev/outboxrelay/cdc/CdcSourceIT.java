@@ -1,10 +1,9 @@
 package dev.outboxrelay.cdc;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertTimeout;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeout;
 
 import ch.qos.logback.classic.Level;
 import dev.outboxrelay.core.OutboxSource;
@@ -15,6 +14,7 @@ import dev.outboxrelay.core.route.EventRouter;
 import dev.outboxrelay.schema.OutboxSchema;
 import dev.outboxrelay.schema.OutboxTable;
 import dev.outboxrelay.testkit.CapturedLogs;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;

@@ -1,11 +1,11 @@
 package dev.outboxrelay.connect;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.ConnectWorker;
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;

@@ -1,6 +1,5 @@
 package dev.outboxrelay.poll;
 
-import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +9,7 @@ import dev.outboxrelay.testkit.CapturedLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPostgres;
+import dev.outboxrelay.testkit.Throughout;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.time.Duration;

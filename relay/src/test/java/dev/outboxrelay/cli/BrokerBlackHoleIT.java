@@ -1,14 +1,15 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.testkit.Throughout;
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.KafkaProcess;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.Throughout;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.net.http.HttpResponse;
@@ -43,8 +44,7 @@ class BrokerBlackHoleIT {
         Map<String, List<String>> ids = new LinkedHashMap<>();
         List<Thread> writers = new ArrayList<>();
         AtomicBoolean writing = new AtomicBoolean(true);
-        Files.createDirectories(Path.of("target", "it-logs"));
-        try (KafkaProcess kafka = KafkaProcess.start(Path.of("target", "it-logs", "black-hole-broker.log"))) {
+        try (KafkaProcess kafka = KafkaProcess.start(ItLogs.file("black-hole-broker"))) {
             for (String mode : List.of("poll", "cdc")) {
                 TestDatabase db = MigratedDatabases.create("broker_hole_" + mode);
                 databases.put(mode, db);

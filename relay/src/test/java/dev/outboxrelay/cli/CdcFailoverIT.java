@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -36,8 +37,8 @@ class CdcFailoverIT {
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).exists();
         database = MigratedDatabases.create("failover");
-        Files.deleteIfExists(Path.of("target", "it-logs", "cdc-failover-a.log"));
-        Files.deleteIfExists(Path.of("target", "it-logs", "cdc-failover-b.log"));
+        Files.deleteIfExists(ItLogs.file("cdc-failover-a"));
+        Files.deleteIfExists(ItLogs.file("cdc-failover-b"));
     }
 
     @AfterEach

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.KafkaProcess;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
@@ -36,8 +37,7 @@ class ExactlyOnceIT {
 
     @BeforeAll
     static void startKafka() throws Exception {
-        Files.createDirectories(Path.of("target", "it-logs"));
-        kafka = KafkaProcess.start(Path.of("target", "it-logs", "exactly-once-kafka.log"));
+        kafka = KafkaProcess.start(ItLogs.file("exactly-once-kafka"));
     }
 
     @AfterAll
@@ -98,8 +98,8 @@ class ExactlyOnceIT {
 
     @Test
     void twoInstancesOfOneRelayTheFencedOneStopsPublishingAndNothingIsDoubled() throws Exception {
-        Path logA = Path.of("target", "it-logs", "exactly-once-fence-a.log");
-        Path logB = Path.of("target", "it-logs", "exactly-once-fence-b.log");
+        Path logA = ItLogs.file("exactly-once-fence-a");
+        Path logB = ItLogs.file("exactly-once-fence-b");
         Files.deleteIfExists(logA);
         Files.deleteIfExists(logB);
         try (KillScenario scenario = new KillScenario("exactly-once-fence", poll("eos-fence"),

@@ -1,9 +1,10 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxrelay.testkit.ItLogs;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +95,7 @@ class FailureIsolationIT {
     void oneBadKeyHoldsBackOnlyItself(String mode) throws Exception {
         prefix = "iso-" + mode;
         kafka.createTopic(prefix + ".Order", 4);
-        Files.deleteIfExists(Path.of("target", "it-logs", "isolation-" + mode + ".log"));
+        Files.deleteIfExists(ItLogs.file("isolation-" + mode));
         List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", prefix + ".${aggregateType}",
                 "--max-attempts", "3", "--verbose")); // per-batch DEBUG lines: what a failure here needs
         if (mode.equals("cdc")) {

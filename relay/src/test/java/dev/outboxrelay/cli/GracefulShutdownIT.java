@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -32,8 +33,8 @@ class GracefulShutdownIT {
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).as("the shaded jar is built in package, before this integration test").exists();
         database = MigratedDatabases.create("sigterm");
-        Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", "sigterm-1.log"));
-        Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", "sigterm-2.log"));
+        Files.deleteIfExists(ItLogs.file("sigterm-1"));
+        Files.deleteIfExists(ItLogs.file("sigterm-2"));
     }
 
     @AfterEach

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -24,7 +25,7 @@ import java.util.function.BooleanSupplier;
 /**
  * The kill -9 scenario shared by the mode-specific ITs: the real daemon ({@code java -jar outbox-relay.jar run})
  * is started and SIGKILLed again and again while events stream in (by default 50,000, one burst per instance);
- * then one last instance publishes the rest. Owns the subprocess, its log ({@code target/it-logs/<name>.log}) and the test database.
+ * then one last instance publishes the rest. Owns the subprocess, its log ({@code <name>.log} in this run's {@code ItLogs} directory) and the test database.
  */
 final class KillScenario implements AutoCloseable {
 
@@ -75,8 +76,7 @@ final class KillScenario implements AutoCloseable {
         this.eventsPerKey = eventsPerKey;
         database = MigratedDatabases.create("killit");
         database.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO " + database.relayUser());
-        Files.createDirectories(Path.of("target", "it-logs"));
-        log = Path.of("target", "it-logs", name + ".log");
+        log = ItLogs.file(name);
         Files.deleteIfExists(log);
     }
 

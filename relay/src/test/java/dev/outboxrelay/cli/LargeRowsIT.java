@@ -1,13 +1,14 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
+import dev.outboxrelay.testkit.Throughout;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ class LargeRowsIT {
                     args.addAll(List.of("--slot-name", "large_rows_" + db.name()));
                 }
                 // Logs are appended to: no earlier run's lines in what this run checks.
-                Files.deleteIfExists(Path.of("target", "it-logs", "large-rows-" + mode + ".log"));
+                Files.deleteIfExists(ItLogs.file("large-rows-" + mode));
                 relays.put(mode, RelayProcess.runWithJvm(jvm, "large-rows-" + mode, db, kafka,
                         args.toArray(String[]::new)));
                 ids.put(mode, new ArrayList<>());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -37,8 +38,8 @@ class OneActiveRelayPerTableIT {
     void setUp() throws Exception {
         assertThat(RelayProcess.JAR).exists();
         database = MigratedDatabases.create("onelock");
-        Files.deleteIfExists(Path.of("target", "it-logs", "one-lock-poll.log"));
-        Files.deleteIfExists(Path.of("target", "it-logs", "one-lock-cdc.log"));
+        Files.deleteIfExists(ItLogs.file("one-lock-poll"));
+        Files.deleteIfExists(ItLogs.file("one-lock-cdc"));
     }
 
     @AfterEach

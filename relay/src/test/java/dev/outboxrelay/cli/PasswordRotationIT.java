@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -62,7 +63,7 @@ class PasswordRotationIT {
         TestKafka kafka = TestKafka.shared();
         String topic = "rotation-it-" + mode + ".Stream";
         kafka.createTopic(topic, 1);
-        Files.deleteIfExists(Path.of("target", "it-logs", "rotation-" + mode + ".log"));
+        Files.deleteIfExists(ItLogs.file("rotation-" + mode));
         Path secret = dir.resolve("db-password");
         Files.writeString(secret, "first-secret\n", StandardCharsets.UTF_8);
         List<String> args = new ArrayList<>(List.of("--mode", mode, "--db-password-file", secret.toString(),

@@ -1,5 +1,6 @@
 package dev.outboxrelay.cli;
 
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TestPorts;
@@ -17,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The shaded jar as a subprocess, with its log in target/it-logs and its HTTP port known. */
+/** The shaded jar as a subprocess, with its log in this run's {@link ItLogs} directory and its HTTP port known. */
 final class RelayProcess implements AutoCloseable {
 
     static final Path JAR = Path.of("target", "outbox-relay.jar");
@@ -109,8 +110,7 @@ final class RelayProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("RELAY_DB_PASSWORD");
         pb.environment().putAll(env);
-        Files.createDirectories(Path.of("target", "it-logs"));
-        Path log = Path.of("target", "it-logs", name + ".log");
+        Path log = ItLogs.file(name);
         pb.redirectErrorStream(true);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return new RelayProcess(pb.start(), log, port);

@@ -3,6 +3,7 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TopicReader;
@@ -37,7 +38,7 @@ class SecretsIT {
     @BeforeEach
     void setUp() throws Exception {
         database = MigratedDatabases.create("secrets");
-        Files.deleteIfExists(Path.of("target", "it-logs", "secrets.log"));
+        Files.deleteIfExists(ItLogs.file("secrets"));
     }
 
     @AfterEach

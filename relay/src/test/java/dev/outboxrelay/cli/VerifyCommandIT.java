@@ -1,6 +1,5 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +11,7 @@ import dev.outboxrelay.core.config.ConfigSources;
 import dev.outboxrelay.core.config.ConfigSpec;
 import dev.outboxrelay.core.config.DatabaseOptions;
 import dev.outboxrelay.core.config.KafkaOptions;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.PostgresDatabaseExtension;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;

@@ -1,10 +1,11 @@
 package dev.outboxrelay.cli;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -63,7 +64,7 @@ class WorkerErrorIT {
         }
         for (String log : new String[] {"worker-error-" + mode + "-a", "worker-error-" + mode + "-b"}) {
             // The logs are appended to: an earlier run's "injecting an Error at" line must not be read as this one's.
-            java.nio.file.Files.deleteIfExists(java.nio.file.Path.of("target", "it-logs", log + ".log"));
+            java.nio.file.Files.deleteIfExists(ItLogs.file(log));
         }
         failing = RelayProcess.runWithTestClasses(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300"),
                 "worker-error-" + mode + "-a", database, kafka, concat(args,

@@ -1,8 +1,8 @@
 package dev.outboxrelay.daemon;
 
-import dev.outboxrelay.testkit.Pacing;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxrelay.testkit.Pacing;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
@@ -11,9 +11,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class HttpEndpointsTest {

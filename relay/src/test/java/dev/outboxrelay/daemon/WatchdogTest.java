@@ -1,6 +1,5 @@
 package dev.outboxrelay.daemon;
 
-import dev.outboxrelay.testkit.Throughout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outboxrelay.core.OutboxSource;
@@ -8,6 +7,7 @@ import dev.outboxrelay.core.SourceFactory;
 import dev.outboxrelay.core.SourceInspector;
 import dev.outboxrelay.core.db.ConnectionFactory;
 import dev.outboxrelay.schema.OutboxTable;
+import dev.outboxrelay.testkit.Throughout;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;

@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * A real Kafka Connect worker in distributed mode ({@code org.apache.kafka.connect.cli.ConnectDistributed}) in a JVM
  * of its own, so a test can kill it with SIGKILL. Its classpath is the test's, without the project's own classes and
  * artifacts: the connector under test is loaded only from {@code plugin.path}, in Connect's plugin isolation, as
- * in production. Its log goes to {@code target/it-logs/<name>.log}.
+ * in production. Its log goes to {@code <name>.log} in this run's {@link ItLogs#dir()}.
  */
 public final class ConnectWorker implements AutoCloseable {
 
@@ -53,7 +53,7 @@ public final class ConnectWorker implements AutoCloseable {
      */
     public static ConnectWorker start(String name, String bootstrap, String group, Path pluginPath,
                                       Map<String, String> overrides) throws IOException, InterruptedException {
-        return start(name, bootstrap, group, pluginPath, overrides, Path.of("target", "it-logs"), workerClasspath(),
+        return start(name, bootstrap, group, pluginPath, overrides, ItLogs.dir(), workerClasspath(),
                 TEST_JVM_OPTIONS);
     }
 
