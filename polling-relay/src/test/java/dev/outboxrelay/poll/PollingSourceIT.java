@@ -80,14 +80,19 @@ class PollingSourceIT {
 
     @Test
     void onlyOneInstancePollsAndAStandbyTakesOverWhenTheLockSessionDies() throws Exception {
-        PollingSource a = start();
-        PollingSource b = start();
+        // Two relays on one table are two processes, whose pids make their instance names differ. Under one name in
+        // one JVM each would end the other's lock session as a stale one of its own (AdvisoryLocks.endOwnStaleHolders)
+        // and both would be active for a moment, again and again.
+        PollingSource a = start(PollingRelays.settings(TABLE, Map.of()).relayName("poll-test-a"), Map.of(),
+                RelayListener.none());
+        PollingSource b = start(PollingRelays.settings(TABLE, Map.of()).relayName("poll-test-b"), Map.of(),
+                RelayListener.none());
         await().atMost(WAIT).until(() -> a.isActive() || b.isActive());
         Throughout.holds("never two active pollers", Duration.ofMillis(500), () -> !(a.isActive() && b.isActive()));
         Workload load = Workload.start(writer, "Failover", 10, 300, 2, 1);
         reader.read(prefix + ".Failover", 500, WAIT);
         // Kill the active poller's session from the server side: its lock is gone, the standby must take over.
-        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'poll-test@%'"
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'poll-test-_@%'"
                 + " AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)");
         assertDelivered(prefix + ".Failover", load.join());
         await().atMost(WAIT).until(() -> database.queryLong("SELECT count(*) FROM outbox WHERE sent_at IS NULL") == 0);
