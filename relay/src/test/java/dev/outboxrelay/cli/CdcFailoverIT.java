@@ -59,7 +59,7 @@ class CdcFailoverIT {
         String[] args = {"--mode", "cdc", "--relay-name", "failover", "--slot-name", SLOT,
             "--topic-template", "failover-it.${aggregateType}", "--standby-interval", "500ms"};
         first = RelayProcess.run("cdc-failover-a", database, kafka, Map.of(), args);
-        await().atMost(Duration.ofSeconds(90)).until(() -> first.readiness().contains("\"role\":\"active\""));
+        first.awaitPublishing(Duration.ofSeconds(90));
         second = RelayProcess.run("cdc-failover-b", database, kafka, Map.of(), args);
         await().atMost(Duration.ofSeconds(90)).until(() -> second.readiness().contains("\"source\":\"standby\"")
                 && second.readiness().contains("\"status\":\"ready\""));
@@ -77,7 +77,7 @@ class CdcFailoverIT {
         first.kill();
         assertThat(load.isDone()).as("the active relay died while events were still being written").isFalse();
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> second.readiness().contains("\"role\":\"active\""));
+        second.awaitPublishing(Duration.ofSeconds(60));
         List<String> expected = load.join();
         List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(expected),
                 Duration.ofMinutes(3));

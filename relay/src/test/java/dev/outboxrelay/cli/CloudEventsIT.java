@@ -70,7 +70,7 @@ class CloudEventsIT {
             args.addAll(List.of("--slot-name", "ce_" + database.name()));
         }
         relay = RelayProcess.run("cloudevents-" + mode, database, kafka, Map.of(), args.toArray(String[]::new));
-        await().atMost(Duration.ofSeconds(90)).until(() -> relay.readiness().contains("\"role\":\"active\""));
+        relay.awaitPublishing(Duration.ofSeconds(90));
 
         List<OutboxWriter.Row> rows = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

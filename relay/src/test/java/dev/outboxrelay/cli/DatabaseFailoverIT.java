@@ -53,7 +53,7 @@ class DatabaseFailoverIT {
             RelayProcess relay = RelayProcess.run(name, pg.jdbcUrl(), pg.database(), kafka, Map.of(),
                     args.toArray(String[]::new));
             try {
-                await().atMost(WAIT).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+                relay.awaitPublishing(WAIT);
                 if (failoverSlot) {
                     pg.awaitSlotSynced("outbox_relay", WAIT);
                 }

@@ -103,7 +103,7 @@ class DocumentedPrivilegesIT {
             }
             relay = RelayProcess.runAs("privileges-" + mode, database.jdbcUrl(), relayRole, kafka,
                     Map.of("RELAY_DB_PASSWORD", PASSWORD), args.toArray(String[]::new));
-            await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+            relay.awaitPublishing(Duration.ofSeconds(60));
             List<OutboxWriter.Row> rows = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 rows.add(OutboxWriter.Row.of("Order", mode + "-" + (i % 5), i));

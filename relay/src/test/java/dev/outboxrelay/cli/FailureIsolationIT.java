@@ -102,7 +102,7 @@ class FailureIsolationIT {
             args.addAll(List.of("--slot-name", "iso_" + database.name()));
         }
         relay = RelayProcess.run("isolation-" + mode, database, kafka, Map.of(), args.toArray(String[]::new));
-        await().atMost(Duration.ofSeconds(90)).until(() -> relay.readiness().contains("\"role\":\"active\""));
+        relay.awaitPublishing(Duration.ofSeconds(90));
         Thread reader = new Thread(this::read, "isolation-reader");
         reader.start();
 

@@ -53,7 +53,7 @@ class GracefulShutdownIT {
         String[] args = {"--mode", "poll", "--topic-template", "sigterm-it.${aggregateType}", "--batch-size", "200",
             "--poll-interval", "100ms", "--shutdown-timeout", "30s"};
         relay = RelayProcess.run("sigterm-1", database, kafka, Map.of(), args);
-        await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+        relay.awaitPublishing(Duration.ofSeconds(60));
 
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 1000, 4, 100);
         await().atMost(Duration.ofSeconds(60)).until(() ->

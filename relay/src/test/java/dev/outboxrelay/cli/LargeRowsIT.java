@@ -65,7 +65,7 @@ class LargeRowsIT {
             }
             for (String mode : relays.keySet()) {
                 RelayProcess relay = relays.get(mode);
-                await().atMost(Duration.ofSeconds(90)).until(() -> relay.readiness().contains("\"role\":\"active\""));
+                relay.awaitPublishing(Duration.ofSeconds(90));
                 // One event before the outage, so the producer knows the topic's partitions.
                 ids.get(mode).addAll(new OutboxWriter(databases.get(mode), "public.outbox")
                         .insert(List.of(OutboxWriter.Row.of("Order", "warm-up", 0))));

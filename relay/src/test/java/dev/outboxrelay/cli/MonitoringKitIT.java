@@ -73,7 +73,7 @@ class MonitoringKitIT {
         kafka.createTopic("monitoring-it.Order", 1);
         relay = RelayProcess.run("monitoring", database, kafka, Map.of(), "--mode", "cdc", "--slot-name",
                 "monitoring_" + database.name(), "--topic-template", "monitoring-it.${aggregateType}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+        relay.awaitPublishing(Duration.ofSeconds(60));
         Set<String> ids = new HashSet<>();
         for (int round = 0; round < 5; round++) {
             List<OutboxWriter.Row> rows = new ArrayList<>();

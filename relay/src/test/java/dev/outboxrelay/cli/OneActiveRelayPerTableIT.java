@@ -59,7 +59,7 @@ class OneActiveRelayPerTableIT {
         String template = "one-lock-it.${aggregateType}";
         poll = RelayProcess.run("one-lock-poll", database, kafka, Map.of(), "--mode", "poll", "--relay-name",
                 "orders-poll", "--topic-template", template, "--standby-interval", "500ms");
-        await().atMost(Duration.ofSeconds(60)).until(() -> poll.readiness().contains("\"role\":\"active\""));
+        poll.awaitPublishing(Duration.ofSeconds(60));
         cdc = RelayProcess.run("one-lock-cdc", database, kafka, Map.of(), "--mode", "cdc", "--relay-name",
                 "orders-cdc", "--slot-name", "one_lock_it", "--topic-template", template,
                 "--standby-interval", "500ms");
@@ -78,7 +78,7 @@ class OneActiveRelayPerTableIT {
         poll.kill();
         assertThat(load.isDone()).as("the active relay died while events were still being written").isFalse();
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> cdc.readiness().contains("\"role\":\"active\""));
+        cdc.awaitPublishing(Duration.ofSeconds(60));
         List<String> expected = load.join();
         List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(TOPIC, new HashSet<>(expected),
                 Duration.ofMinutes(3));

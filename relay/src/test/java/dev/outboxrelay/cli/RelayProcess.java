@@ -134,6 +134,22 @@ final class RelayProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits, at most {@code bound}, until this relay is publishing: ready <em>and</em> holding the table's lock
+     * (readiness {@code "source":"publishing"}). "Ready" alone is not enough: a standby is ready too. Fails at once,
+     * with the log's path, if the process exits meanwhile.
+     */
+    RelayProcess awaitPublishing(Duration bound) {
+        org.awaitility.Awaitility.await(log + " publishing").atMost(bound).until(() -> {
+            if (!process.isAlive()) {
+                throw new AssertionError("the relay exited (" + process.exitValue() + ") before it published; see "
+                        + log);
+            }
+            return readiness().contains("\"source\":\"publishing\"");
+        });
+        return this;
+    }
+
     /** The readiness body, or "" when the endpoint does not answer. */
     String readiness() {
         HttpResponse<String> r = get("/health/ready");

@@ -47,7 +47,7 @@ class RetryHoldTakeoverIT {
             RelayProcess a = RelayProcess.runWithTestClasses(List.of("-D" + KeyStrippingInterceptor.SUFFIX + "=.Poison"),
                     name + "-a", db, kafka, args.toArray(String[]::new));
             relays.add(a);
-            await().atMost(Duration.ofSeconds(90)).until(() -> a.readiness().contains("\"role\":\"active\""));
+            a.awaitPublishing(Duration.ofSeconds(90));
             RelayProcess b = RelayProcess.runWithTestClasses(List.of(), name + "-b", db, kafka,
                     args.toArray(String[]::new));
             relays.add(b);
@@ -80,7 +80,7 @@ class RetryHoldTakeoverIT {
             assertThat(db.queryLong("SELECT (extract(epoch FROM '" + heldUntil + "'::timestamptz - now()) * 1000)"
                     + "::bigint")).as("the hold has seconds left").isGreaterThan(2000);
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> b.readiness().contains("\"role\":\"active\""));
+            b.awaitPublishing(Duration.ofSeconds(30));
             TopicReader reader = new TopicReader(kafka.bootstrapServers());
             while (db.queryLong("SELECT count(*) FROM (SELECT now() < '" + heldUntil + "'::timestamptz"
                     + " - interval '300 milliseconds' AS before) t WHERE before") == 1) {

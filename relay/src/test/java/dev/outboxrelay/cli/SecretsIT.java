@@ -61,7 +61,7 @@ class SecretsIT {
         String[] args = {"--mode", "poll", "--topic-template", "secrets-it.${aggregateType}", "--poll-interval", "100ms",
             "--kafka-config-file", producer.toString(), "--log-format", "json", "--verbose"};
         relay = RelayProcess.run("secrets", database, kafka, Map.of(), args);
-        await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"status\":\"ready\""));
+        relay.awaitPublishing(Duration.ofSeconds(60));
 
         String cmdline = Files.readString(Path.of("/proc", String.valueOf(relay.process.pid()), "cmdline"))
                 .replace('\0', ' ');

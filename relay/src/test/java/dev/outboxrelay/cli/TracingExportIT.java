@@ -48,7 +48,7 @@ class TracingExportIT {
         kafka.createTopic(topic, 1);
         relay = RelayProcess.run("tracing-export", database, kafka, Map.of("OTEL_TRACES_EXPORTER", "logging",
                 "OTEL_SERVICE_NAME", "orders-relay"), "--mode", "poll", "--topic-template", topic);
-        await().atMost(Duration.ofSeconds(60)).until(() -> relay.readiness().contains("\"role\":\"active\""));
+        relay.awaitPublishing(Duration.ofSeconds(60));
         UUID id = UUID.randomUUID();
         new OutboxWriter(database, "public.outbox").insert(List.of(new OutboxWriter.Row(id, "Order", "o-1",
                 "OrderPlaced", "{}", "{\"traceparent\": \"00-" + TRACE_ID + "-00f067aa0ba902b7-01\"}")));

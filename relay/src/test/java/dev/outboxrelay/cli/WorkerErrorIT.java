@@ -69,7 +69,7 @@ class WorkerErrorIT {
         failing = RelayProcess.runWithTestClasses(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300"),
                 "worker-error-" + mode + "-a", database, kafka, concat(args,
                         "--kafka.interceptor.classes=" + ErrorInjectingInterceptor.class.getName()));
-        await().atMost(Duration.ofSeconds(60)).until(() -> failing.readiness().contains("\"role\":\"active\""));
+        failing.awaitPublishing(Duration.ofSeconds(60));
         standby = RelayProcess.run("worker-error-" + mode + "-b", database, kafka, java.util.Map.of(), args);
         await().atMost(Duration.ofSeconds(60)).until(() -> standby.readiness().contains("\"status\""));
 
