@@ -58,7 +58,7 @@ public final class ConnectWorker implements AutoCloseable {
     }
 
     /** JVM options of the test workers: a small heap, several of them share a CI machine. */
-    public static final List<String> TEST_JVM_OPTIONS = List.of("-Xms64m", "-Xmx512m");
+    public static final List<String> TEST_JVM_OPTIONS = List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1");
 
     /**
      * {@code connect-distributed.sh}'s defaults: KAFKA_HEAP_OPTS and the G1 part of KAFKA_JVM_PERFORMANCE_OPTS, as a
