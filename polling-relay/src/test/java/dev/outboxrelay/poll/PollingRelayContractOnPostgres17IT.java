@@ -1,0 +1,10 @@
+package dev.outboxrelay.poll;
+
+/** The poll source's contract on PostgreSQL 17, between the installed 15 and 18 (back in every build: issue 39). */
+class PollingRelayContractOnPostgres17IT extends PollingRelayContractIT {
+
+    @Override
+    protected int postgresMajor() {
+        return 17;
+    }
+}
