@@ -239,7 +239,7 @@ final class KillScenario implements AutoCloseable {
      */
     Process start(Path instanceLog) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:TieredStopAtLevel=1"));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
         command.addAll(jvmOptions.apply(instances++));
         command.addAll(List.of("-jar", JAR.toString(), "run"));
         command.addAll(modeArgsOf.apply(instances - 1));
