@@ -63,7 +63,8 @@ class WorkerErrorIT {
             args = concat(args, "--slot-name", "worker_error_" + database.name());
         }
         for (String log : new String[] {"worker-error-" + mode + "-a", "worker-error-" + mode + "-b"}) {
-            // The logs are appended to: an earlier run's "injecting an Error at" line must not be read as this one's.
+            // A name's log is appended to within a run (ItLogs): start this test's relays on empty logs, so the
+            // "injecting an Error at" line read below is this test's.
             java.nio.file.Files.deleteIfExists(ItLogs.file(log));
         }
         failing = RelayProcess.runWithTestClasses(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300"),

@@ -8,7 +8,7 @@ import java.time.Duration;
  *
  * <p>Never to wait for something. A test waits for the condition it asserts, with a bound
  * ({@code await().atMost(..).until(..)}), and asserts that something does <em>not</em> happen with
- * {@code await().during(..)}, which checks it all along instead of once at the end. {@code NoFixedSleepTest}
+ * {@link Throughout#holds}, which checks it all along instead of once at the end. {@code NoFixedSleepTest}
  * holds every test source to this: no {@code Thread.sleep} outside this class, no assertion straight after a pause.
  */
 public final class Pacing {

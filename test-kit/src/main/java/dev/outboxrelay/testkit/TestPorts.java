@@ -34,6 +34,7 @@ public final class TestPorts {
     private static final int HIGH = Math.max(LOW + 1_000, Math.min(30_000, ephemeralLow() - 1));
     private static final List<FileChannel> HELD = new ArrayList<>();
     private static int cursor = ThreadLocalRandom.current().nextInt(HIGH - LOW);
+    private static Path dir; // found on the first reserve(), then kept
 
     private TestPorts() {
     }
@@ -41,7 +42,9 @@ public final class TestPorts {
     /** A port on the loopback interface that nothing listens on and no other test JVM will hand out. */
     public static synchronized int reserve() {
         try {
-            Path dir = directory();
+            if (dir == null) {
+                dir = directory();
+            }
             int span = HIGH - LOW;
             for (int tried = 0; tried < span; tried++) {
                 int port = LOW + cursor;
