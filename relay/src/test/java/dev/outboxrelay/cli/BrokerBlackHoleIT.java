@@ -44,23 +44,22 @@ class BrokerBlackHoleIT {
         Map<String, List<String>> ids = new LinkedHashMap<>();
         List<Thread> writers = new ArrayList<>();
         AtomicBoolean writing = new AtomicBoolean(true);
+        List<PublishingRelay> started = new ArrayList<>();
         try (KafkaProcess kafka = KafkaProcess.start(ItLogs.file("black-hole-broker"))) {
+            List<PublishingRelay.Builder> builders = new ArrayList<>();
             for (String mode : List.of("poll", "cdc")) {
-                TestDatabase db = MigratedDatabases.create("broker_hole_" + mode);
-                databases.put(mode, db);
                 kafka.createTopic(topic(mode), 3);
-                List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
-                        "--relay-name", "broker-hole-" + mode, "--kafka.request.timeout.ms=15000"));
-                if (mode.equals("cdc")) {
-                    args.addAll(List.of("--slot-name", "broker_hole_" + db.name()));
-                }
-                relays.put(mode, RelayProcess.run("broker-hole-" + mode, db, kafka.bootstrapServers(),
-                        args.toArray(String[]::new)));
-                ids.put(mode, Collections.synchronizedList(new ArrayList<>()));
+                builders.add(PublishingRelay.of("broker-hole-" + mode, mode).bootstrap(kafka.bootstrapServers())
+                        .args("--topic-template", topic(mode), "--relay-name", "broker-hole-" + mode,
+                                "--kafka.request.timeout.ms=15000"));
+            }
+            started.addAll(PublishingRelay.startAll(builders));
+            for (PublishingRelay r : started) {
+                databases.put(r.mode, r.database);
+                relays.put(r.mode, r.relay);
+                ids.put(r.mode, Collections.synchronizedList(new ArrayList<>()));
             }
             for (String mode : relays.keySet()) {
-                RelayProcess relay = relays.get(mode);
-                await().atMost(Duration.ofSeconds(90)).until(() -> status(relay, "/health/ready") == 200);
                 OutboxWriter writer = new OutboxWriter(databases.get(mode), "public.outbox");
                 Thread t = new Thread(() -> {
                     for (int round = 0; writing.get(); round++) {
@@ -113,11 +112,8 @@ class BrokerBlackHoleIT {
             for (Thread t : writers) {
                 t.join(30_000);
             }
-            for (RelayProcess relay : relays.values()) {
-                relay.close();
-            }
-            for (TestDatabase db : databases.values()) {
-                db.drop();
+            for (PublishingRelay r : started) {
+                r.close();
             }
         }
     }

@@ -18,7 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,26 +28,17 @@ class CdcFailoverIT {
 
     private static final String SLOT = "failover_it_slot";
 
-    private TestDatabase database;
-    private RelayProcess first;
+    private PublishingRelay started;
     private RelayProcess second;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        assertThat(RelayProcess.JAR).exists();
-        database = MigratedDatabases.create("failover");
-        Files.deleteIfExists(ItLogs.file("cdc-failover-a"));
-        Files.deleteIfExists(ItLogs.file("cdc-failover-b"));
-    }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (RelayProcess p : new RelayProcess[] {first, second}) {
-            if (p != null) {
-                p.close();
-            }
+        if (second != null) {
+            second.close();
         }
-        database.drop(); // also drops the slot
+        if (started != null) {
+            started.close(); // dropping the database drops the slot too
+        }
     }
 
     @Test
@@ -58,8 +48,10 @@ class CdcFailoverIT {
         kafka.createTopic(topic, 3);
         String[] args = {"--mode", "cdc", "--relay-name", "failover", "--slot-name", SLOT,
             "--topic-template", "failover-it.${aggregateType}", "--standby-interval", "500ms"};
-        first = RelayProcess.run("cdc-failover-a", database, kafka, Map.of(), args);
-        first.awaitPublishing(Duration.ofSeconds(90));
+        started = PublishingRelay.of("cdc-failover-a", "cdc").kafka(kafka).args(args).start();
+        RelayProcess first = started.relay;
+        TestDatabase database = started.database;
+        Files.deleteIfExists(ItLogs.file("cdc-failover-b"));
         second = RelayProcess.run("cdc-failover-b", database, kafka, Map.of(), args);
         await().atMost(Duration.ofSeconds(90)).until(() -> second.readiness().contains("\"source\":\"standby\"")
                 && second.readiness().contains("\"status\":\"ready\""));

@@ -1,7 +1,6 @@
 package dev.outboxrelay.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outboxrelay.testkit.TestDatabase;
@@ -26,7 +25,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -41,36 +39,24 @@ class CloudEventsIT {
     private static final URI SOURCE = URI.create("https://orders.example.com/outbox");
     private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-    private TestDatabase database;
-    private RelayProcess relay;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = MigratedDatabases.create("cloudevents");
-    }
+    private PublishingRelay relay;
 
     @AfterEach
     void tearDown() throws Exception {
         if (relay != null) {
             relay.close();
         }
-        database.drop();
     }
 
     @ParameterizedTest(name = "{0} mode, {1}")
     @CsvSource({"poll, cloudevents-binary", "cdc, cloudevents-structured"})
     void everyEventIsACloudEventTheSdkReads(String mode, String format) throws Exception {
         TestKafka kafka = TestKafka.shared();
-        String topic = "cloudevents-" + mode + "." + database.name();
+        String topic = "cloudevents-" + mode + "." + UUID.randomUUID();
         kafka.createTopic(topic, 3);
-        List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic,
-                "--message-format", format, "--cloudevents-source", SOURCE.toString(),
-                "--relay-name", "cloudevents-" + mode));
-        if (mode.equals("cdc")) {
-            args.addAll(List.of("--slot-name", "ce_" + database.name()));
-        }
-        relay = RelayProcess.run("cloudevents-" + mode, database, kafka, Map.of(), args.toArray(String[]::new));
-        relay.awaitPublishing(Duration.ofSeconds(90));
+        relay = PublishingRelay.of("cloudevents-" + mode, mode).kafka(kafka).args("--topic-template", topic,
+                "--message-format", format, "--cloudevents-source", SOURCE.toString()).start();
+        TestDatabase database = relay.database;
 
         List<OutboxWriter.Row> rows = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
@@ -79,7 +65,7 @@ class CloudEventsIT {
                     i % 3 == 0 ? "{\"traceparent\": \"" + TRACEPARENT + "\"}" : null));
         }
         new OutboxWriter(database, "public.outbox").insert(rows);
-        Map<String, OffsetDateTime> createdAt = createdAt();
+        Map<String, OffsetDateTime> createdAt = createdAt(database);
 
         List<ConsumerRecord<String, CloudEvent>> records = consume(kafka, topic, rows.size());
         assertThat(records).hasSize(rows.size());
@@ -130,7 +116,7 @@ class CloudEventsIT {
         }
     }
 
-    private Map<String, OffsetDateTime> createdAt() throws Exception {
+    private static Map<String, OffsetDateTime> createdAt(TestDatabase database) throws Exception {
         Map<String, OffsetDateTime> created = new HashMap<>();
         try (Connection c = database.connect();
              PreparedStatement ps = c.prepareStatement("SELECT id::text, created_at FROM outbox");

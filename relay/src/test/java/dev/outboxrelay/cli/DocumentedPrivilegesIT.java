@@ -39,7 +39,6 @@ class DocumentedPrivilegesIT {
     private TestDatabase database;
     private String owner;
     private String relayRole;
-    private RelayProcess relay;
 
     @BeforeEach
     void setUp() {
@@ -51,9 +50,6 @@ class DocumentedPrivilegesIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
-        }
         database.drop();
         try (Connection c = database.server().connectAdmin("postgres"); Statement st = c.createStatement()) {
             st.execute("DROP ROLE IF EXISTS " + relayRole);
@@ -97,23 +93,19 @@ class DocumentedPrivilegesIT {
         kafka.createTopic(topic, 1);
         OutboxWriter writer = new OutboxWriter(database, "public.outbox");
         for (String mode : List.of("poll", "cdc")) {
-            List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic));
-            if (mode.equals("cdc")) {
-                args.addAll(List.of("--slot-name", "privileges_" + database.name()));
+            try (PublishingRelay started = PublishingRelay.of("privileges-" + mode, mode).on(database).as(relayRole)
+                    .env(Map.of("RELAY_DB_PASSWORD", PASSWORD)).kafka(kafka).args("--topic-template", topic).start()) {
+                RelayProcess relay = started.relay;
+                List<OutboxWriter.Row> rows = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    rows.add(OutboxWriter.Row.of("Order", mode + "-" + (i % 5), i));
+                }
+                List<String> ids = writer.insert(rows);
+                TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(ids), Duration.ofSeconds(60));
+                await().atMost(Duration.ofSeconds(30)).until(() -> writer.unsent() == 0);
+                assertThat(relay.terminate(Duration.ofSeconds(45))).as(mode + " stops cleanly").isZero();
+                assertThat(relay.logText()).as(mode).doesNotContain("permission denied");
             }
-            relay = RelayProcess.runAs("privileges-" + mode, database.jdbcUrl(), relayRole, kafka,
-                    Map.of("RELAY_DB_PASSWORD", PASSWORD), args.toArray(String[]::new));
-            relay.awaitPublishing(Duration.ofSeconds(60));
-            List<OutboxWriter.Row> rows = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                rows.add(OutboxWriter.Row.of("Order", mode + "-" + (i % 5), i));
-            }
-            List<String> ids = writer.insert(rows);
-            TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(ids), Duration.ofSeconds(60));
-            await().atMost(Duration.ofSeconds(30)).until(() -> writer.unsent() == 0);
-            assertThat(relay.terminate(Duration.ofSeconds(45))).as(mode + " stops cleanly").isZero();
-            assertThat(relay.logText()).as(mode).doesNotContain("permission denied");
-            relay = null;
         }
     }
 

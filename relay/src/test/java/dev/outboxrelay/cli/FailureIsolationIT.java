@@ -3,7 +3,6 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -59,6 +58,7 @@ class FailureIsolationIT {
     /** The per-key event number that is the invalid or oversized one: a quarter into the run, after warm-up. */
     private static final int BAD_AT = SECONDS * RATE / KEYS / 4;
 
+    private PublishingRelay started;
     private TestDatabase database;
     private TestKafka kafka;
     private RelayProcess relay;
@@ -74,20 +74,17 @@ class FailureIsolationIT {
     private volatile boolean reading = true;
 
     @BeforeEach
-    void setUp() throws Exception {
-        assertThat(RelayProcess.JAR).exists();
-        database = MigratedDatabases.create("isolation");
+    void setUp() {
         kafka = TestKafka.start(Map.of("auto.create.topics.enable", "false"));
     }
 
     @AfterEach
     void tearDown() throws Exception {
         reading = false;
-        if (relay != null) {
-            relay.close();
+        if (started != null) {
+            started.close();
         }
         kafka.close();
-        database.drop();
     }
 
     @ParameterizedTest(name = "--mode {0}")
@@ -95,14 +92,11 @@ class FailureIsolationIT {
     void oneBadKeyHoldsBackOnlyItself(String mode) throws Exception {
         prefix = "iso-" + mode;
         kafka.createTopic(prefix + ".Order", 4);
-        Files.deleteIfExists(ItLogs.file("isolation-" + mode));
-        List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", prefix + ".${aggregateType}",
-                "--max-attempts", "3", "--verbose")); // per-batch DEBUG lines: what a failure here needs
-        if (mode.equals("cdc")) {
-            args.addAll(List.of("--slot-name", "iso_" + database.name()));
-        }
-        relay = RelayProcess.run("isolation-" + mode, database, kafka, Map.of(), args.toArray(String[]::new));
-        relay.awaitPublishing(Duration.ofSeconds(90));
+        started = PublishingRelay.of("isolation-" + mode, mode).kafka(kafka).args("--topic-template",
+                prefix + ".${aggregateType}", "--max-attempts", "3",
+                "--verbose").start(); // per-batch DEBUG lines: what a failure here needs
+        database = started.database;
+        relay = started.relay;
         Thread reader = new Thread(this::read, "isolation-reader");
         reader.start();
 

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
-import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
 import dev.outboxrelay.testkit.contract.Workload;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,23 +22,17 @@ import org.junit.jupiter.api.Test;
  */
 class GracefulShutdownIT {
 
-    private TestDatabase database;
-    private RelayProcess relay;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        assertThat(RelayProcess.JAR).as("the shaded jar is built in package, before this integration test").exists();
-        database = MigratedDatabases.create("sigterm");
-        Files.deleteIfExists(ItLogs.file("sigterm-1"));
-        Files.deleteIfExists(ItLogs.file("sigterm-2"));
-    }
+    private PublishingRelay first;
+    private PublishingRelay second;
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
+        if (second != null) {
+            second.close();
         }
-        database.drop();
+        if (first != null) {
+            first.close();
+        }
     }
 
     @Test
@@ -50,10 +40,11 @@ class GracefulShutdownIT {
         TestKafka kafka = TestKafka.shared();
         String topic = "sigterm-it.Stream";
         kafka.createTopic(topic, 3);
-        String[] args = {"--mode", "poll", "--topic-template", "sigterm-it.${aggregateType}", "--batch-size", "200",
+        String[] args = {"--topic-template", "sigterm-it.${aggregateType}", "--batch-size", "200",
             "--poll-interval", "100ms", "--shutdown-timeout", "30s"};
-        relay = RelayProcess.run("sigterm-1", database, kafka, Map.of(), args);
-        relay.awaitPublishing(Duration.ofSeconds(60));
+        first = PublishingRelay.of("sigterm-1", "poll").kafka(kafka).args(args).start();
+        TestDatabase database = first.database;
+        RelayProcess relay = first.relay;
 
         Workload load = Workload.start(new OutboxWriter(database, "public.outbox"), "Stream", 10, 1000, 4, 100);
         await().atMost(Duration.ofSeconds(60)).until(() ->
@@ -63,7 +54,8 @@ class GracefulShutdownIT {
         assertThat(load.isDone()).as("SIGTERM arrived while events were still being written").isFalse();
         assertThat(relay.logText()).contains("Stopping: taking no new work", "Stopped");
 
-        relay = RelayProcess.run("sigterm-2", database, kafka, Map.of(), args);
+        second = PublishingRelay.of("sigterm-2", "poll").on(database).kafka(kafka).args(args).start();
+        relay = second.relay;
         List<String> expected = load.join();
         List<ReadRecord> records = TopicReader.of(kafka).readUntilIds(topic, new HashSet<>(expected),
                 Duration.ofMinutes(2));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
-import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -47,25 +46,21 @@ class LargeRowsIT {
         Map<String, TestDatabase> databases = new LinkedHashMap<>();
         Map<String, RelayProcess> relays = new LinkedHashMap<>();
         Map<String, List<String>> ids = new LinkedHashMap<>();
+        List<PublishingRelay> started = new ArrayList<>();
         try (TestKafka kafka = TestKafka.start()) {
+            List<PublishingRelay.Builder> builders = new ArrayList<>();
             for (String mode : List.of("poll", "cdc")) {
-                TestDatabase db = MigratedDatabases.create("large_rows_" + mode);
-                databases.put(mode, db);
                 kafka.createTopic(topic(mode), 3);
-                List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
-                        "--relay-name", "large-rows-" + mode));
-                if (mode.equals("cdc")) {
-                    args.addAll(List.of("--slot-name", "large_rows_" + db.name()));
-                }
-                // Logs are appended to: no earlier run's lines in what this run checks.
-                Files.deleteIfExists(ItLogs.file("large-rows-" + mode));
-                relays.put(mode, RelayProcess.runWithJvm(jvm, "large-rows-" + mode, db, kafka,
-                        args.toArray(String[]::new)));
-                ids.put(mode, new ArrayList<>());
+                builders.add(PublishingRelay.of("large-rows-" + mode, mode).kafka(kafka).jvm(jvm)
+                        .args("--topic-template", topic(mode), "--relay-name", "large-rows-" + mode));
+            }
+            started.addAll(PublishingRelay.startAll(builders));
+            for (PublishingRelay r : started) {
+                databases.put(r.mode, r.database);
+                relays.put(r.mode, r.relay);
+                ids.put(r.mode, new ArrayList<>());
             }
             for (String mode : relays.keySet()) {
-                RelayProcess relay = relays.get(mode);
-                relay.awaitPublishing(Duration.ofSeconds(90));
                 // One event before the outage, so the producer knows the topic's partitions.
                 ids.get(mode).addAll(new OutboxWriter(databases.get(mode), "public.outbox")
                         .insert(List.of(OutboxWriter.Row.of("Order", "warm-up", 0))));
@@ -117,11 +112,8 @@ class LargeRowsIT {
                 assertThat(peak).as("%s peak RSS in MiB", mode).isLessThan(PEAK_RSS_MIB);
             }
         } finally {
-            for (RelayProcess relay : relays.values()) {
-                relay.close();
-            }
-            for (TestDatabase db : databases.values()) {
-                db.drop();
+            for (PublishingRelay r : started) {
+                r.close();
             }
         }
     }

@@ -15,13 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,20 +32,14 @@ class MonitoringKitIT {
     /** Metric names in PromQL: ours and the binders' families; Prometheus' own {@code up} is not the relay's. */
     private static final Pattern METRIC = Pattern.compile("\\b((?:outbox_relay|jvm|process|system|kafka_producer)_[a-z0-9_]+)");
 
-    private TestDatabase database;
+    private PublishingRelay started;
     private RelayProcess relay;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = MigratedDatabases.create("monitoring");
-    }
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
+        if (started != null) {
+            started.close();
         }
-        database.drop();
     }
 
     @Test
@@ -71,9 +63,10 @@ class MonitoringKitIT {
 
         TestKafka kafka = TestKafka.shared();
         kafka.createTopic("monitoring-it.Order", 1);
-        relay = RelayProcess.run("monitoring", database, kafka, Map.of(), "--mode", "cdc", "--slot-name",
-                "monitoring_" + database.name(), "--topic-template", "monitoring-it.${aggregateType}");
-        relay.awaitPublishing(Duration.ofSeconds(60));
+        started = PublishingRelay.of("monitoring", "cdc").kafka(kafka)
+                .args("--topic-template", "monitoring-it.${aggregateType}").start();
+        relay = started.relay;
+        TestDatabase database = started.database;
         Set<String> ids = new HashSet<>();
         for (int round = 0; round < 5; round++) {
             List<OutboxWriter.Row> rows = new ArrayList<>();

@@ -18,7 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,26 +29,17 @@ class OneActiveRelayPerTableIT {
 
     private static final String TOPIC = "one-lock-it.Stream";
 
-    private TestDatabase database;
-    private RelayProcess poll;
+    private PublishingRelay started;
     private RelayProcess cdc;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        assertThat(RelayProcess.JAR).exists();
-        database = MigratedDatabases.create("onelock");
-        Files.deleteIfExists(ItLogs.file("one-lock-poll"));
-        Files.deleteIfExists(ItLogs.file("one-lock-cdc"));
-    }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (RelayProcess p : new RelayProcess[] {poll, cdc}) {
-            if (p != null) {
-                p.close();
-            }
+        if (cdc != null) {
+            cdc.close();
         }
-        database.drop(); // also drops the slot
+        if (started != null) {
+            started.close(); // dropping the database drops the slot too
+        }
     }
 
     @Test
@@ -57,9 +47,11 @@ class OneActiveRelayPerTableIT {
         TestKafka kafka = TestKafka.shared();
         kafka.createTopic(TOPIC, 3);
         String template = "one-lock-it.${aggregateType}";
-        poll = RelayProcess.run("one-lock-poll", database, kafka, Map.of(), "--mode", "poll", "--relay-name",
-                "orders-poll", "--topic-template", template, "--standby-interval", "500ms");
-        poll.awaitPublishing(Duration.ofSeconds(60));
+        started = PublishingRelay.of("one-lock-poll", "poll").kafka(kafka).args("--relay-name", "orders-poll",
+                "--topic-template", template, "--standby-interval", "500ms").start();
+        RelayProcess poll = started.relay;
+        TestDatabase database = started.database;
+        Files.deleteIfExists(ItLogs.file("one-lock-cdc"));
         cdc = RelayProcess.run("one-lock-cdc", database, kafka, Map.of(), "--mode", "cdc", "--relay-name",
                 "orders-cdc", "--slot-name", "one_lock_it", "--topic-template", template,
                 "--standby-interval", "500ms");

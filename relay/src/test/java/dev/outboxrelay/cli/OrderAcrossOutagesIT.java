@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,10 +49,9 @@ class OrderAcrossOutagesIT {
         try (TestKafka kafka = TestKafka.start(); Run run = new Run("order-outage")) {
             for (String mode : MODES) {
                 kafka.createTopic(run.topic(mode), 3);
-                run.start(mode, (name, db, args) -> RelayProcess.run(name, db, kafka, Map.of(), args), DEFAULTS
-                        ? new String[0] : new String[] {"--kafka.delivery.timeout.ms=3000",
-                            "--kafka.request.timeout.ms=1000", "--kafka.max.block.ms=2000"});
             }
+            run.start(relay -> relay.kafka(kafka), DEFAULTS ? new String[0] : new String[] {
+                "--kafka.delivery.timeout.ms=3000", "--kafka.request.timeout.ms=1000", "--kafka.max.block.ms=2000"});
             run.write(Duration.ofSeconds(2));
             long stopped = System.nanoTime();
             kafka.stop();
@@ -99,9 +99,9 @@ class OrderAcrossOutagesIT {
             for (String mode : MODES) {
                 kafka.createTopic(run.topic(mode), 3);
                 acls.grantIdempotentProducer(TestKafka.USER, run.topic(mode));
-                run.start(mode, (name, db, args) -> RelayProcess.run(name, db, kafka, env, args),
-                        "--kafka.security.protocol=SASL_PLAINTEXT", "--kafka.sasl.mechanism=PLAIN");
             }
+            run.start(relay -> relay.kafka(kafka).env(env), "--kafka.security.protocol=SASL_PLAINTEXT",
+                    "--kafka.sasl.mechanism=PLAIN");
             run.write(Duration.ofSeconds(2));
             for (String mode : MODES) {
                 acls.revokeIdempotentProducer(TestKafka.USER, run.topic(mode));
@@ -125,16 +125,12 @@ class OrderAcrossOutagesIT {
         }
     }
 
-    @FunctionalInterface
-    private interface Launcher {
-        RelayProcess launch(String name, TestDatabase db, String... args) throws Exception;
-    }
-
     /** Both modes' databases, relays and writers (20 keys, about 200 events/s each). */
     private static final class Run implements AutoCloseable {
         final String name;
         final Map<String, TestDatabase> databases = new LinkedHashMap<>();
         final Map<String, RelayProcess> relays = new LinkedHashMap<>();
+        final List<PublishingRelay> started = new ArrayList<>();
         final Map<String, List<String>> ids = new HashMap<>();
         final List<Thread> writers = new ArrayList<>();
         final AtomicBoolean writing = new AtomicBoolean(true);
@@ -147,19 +143,19 @@ class OrderAcrossOutagesIT {
             return name + "-" + mode;
         }
 
-        void start(String mode, Launcher launcher, String... extra) throws Exception {
-            TestDatabase db = MigratedDatabases.create(name.replace('-', '_') + "_" + mode);
-            databases.put(mode, db);
-            List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", topic(mode),
-                    "--relay-name", topic(mode)));
-            if (mode.equals("cdc")) {
-                args.addAll(List.of("--slot-name", db.name()));
+        /** A publishing relay per mode, started at once; {@code broker} gives each its broker and environment. */
+        void start(UnaryOperator<PublishingRelay.Builder> broker, String... extra) throws Exception {
+            List<PublishingRelay.Builder> builders = new ArrayList<>();
+            for (String mode : MODES) {
+                builders.add(broker.apply(PublishingRelay.of(topic(mode), mode))
+                        .args("--topic-template", topic(mode), "--relay-name", topic(mode)).args(extra));
             }
-            args.addAll(List.of(extra));
-            RelayProcess relay = launcher.launch(topic(mode), db, args.toArray(String[]::new));
-            relays.put(mode, relay);
-            ids.put(mode, Collections.synchronizedList(new ArrayList<>()));
-            await().atMost(Duration.ofSeconds(90)).until(() -> status(relay) == 200);
+            for (PublishingRelay r : PublishingRelay.startAll(builders)) {
+                started.add(r);
+                databases.put(r.mode, r.database);
+                relays.put(r.mode, r.relay);
+                ids.put(r.mode, Collections.synchronizedList(new ArrayList<>()));
+            }
         }
 
         /** Starts the writers, and returns after {@code warmUp} of writing. */
@@ -216,11 +212,8 @@ class OrderAcrossOutagesIT {
             for (Thread t : writers) {
                 t.join(30_000);
             }
-            for (RelayProcess relay : relays.values()) {
-                relay.close();
-            }
-            for (TestDatabase db : databases.values()) {
-                db.drop();
+            for (PublishingRelay r : started) {
+                r.close();
             }
         }
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
-import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PasswordRotationIT {
 
     private TestDatabase database;
-    private RelayProcess relay;
+    private PublishingRelay started;
     private String role;
 
     @TempDir
@@ -50,8 +48,8 @@ class PasswordRotationIT {
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
+        if (started != null) {
+            started.close();
         }
         database.execute("DROP ROLE IF EXISTS " + role);
         database.drop();
@@ -63,18 +61,12 @@ class PasswordRotationIT {
         TestKafka kafka = TestKafka.shared();
         String topic = "rotation-it-" + mode + ".Stream";
         kafka.createTopic(topic, 1);
-        Files.deleteIfExists(ItLogs.file("rotation-" + mode));
         Path secret = dir.resolve("db-password");
         Files.writeString(secret, "first-secret\n", StandardCharsets.UTF_8);
-        List<String> args = new ArrayList<>(List.of("--mode", mode, "--db-password-file", secret.toString(),
-                "--topic-template", "rotation-it-" + mode + ".${aggregateType}", "--relay-name", "rotation-" + mode));
-        if (mode.equals("cdc")) {
-            args.addAll(List.of("--slot-name", "rotation_" + database.name()));
-        }
-        relay = RelayProcess.runAs("rotation-" + mode, database.jdbcUrl(), role, kafka, Map.of(),
-                args.toArray(String[]::new));
-        await().atMost(Duration.ofSeconds(90)).until(() -> relay.readiness().contains("\"status\":\"ready\"")
-                && relay.readiness().contains("\"role\":\"active\""));
+        started = PublishingRelay.of("rotation-" + mode, mode).on(database).as(role).kafka(kafka)
+                .args("--db-password-file", secret.toString(), "--topic-template",
+                        "rotation-it-" + mode + ".${aggregateType}", "--relay-name", "rotation-" + mode).start();
+        RelayProcess relay = started.relay;
         OutboxWriter writer = new OutboxWriter(database, "public.outbox");
         List<String> expected = new ArrayList<>(write(writer, 20));
         await().atMost(Duration.ofSeconds(60)).until(() ->

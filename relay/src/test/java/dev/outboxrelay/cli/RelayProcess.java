@@ -60,10 +60,7 @@ final class RelayProcess implements AutoCloseable {
      */
     static RelayProcess runWithTestClasses(List<String> jvmOptions, String name, TestDatabase db, TestKafka kafka,
                                            String... extra) throws IOException {
-        List<String> launch = new ArrayList<>(jvmOptions);
-        launch.addAll(List.of("-cp", JAR + java.io.File.pathSeparator + Path.of("target", "test-classes"),
-                "dev.outboxrelay.cli.Main"));
-        return runAs(launch, name, db.jdbcUrl(), db.relayUser(), kafka,
+        return runAs(jarWithTestClasses(jvmOptions), name, db.jdbcUrl(), db.relayUser(), kafka,
                 Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
     }
 
@@ -76,9 +73,7 @@ final class RelayProcess implements AutoCloseable {
     /** {@code run} of the jar with {@code jvmOptions} (e.g. the deploy files' heap flags) after the test default. */
     static RelayProcess runWithJvm(List<String> jvmOptions, String name, TestDatabase db, TestKafka kafka,
                                    String... extra) throws IOException {
-        List<String> launch = new ArrayList<>(jvmOptions);
-        launch.addAll(List.of("-jar", JAR.toString()));
-        return runAs(launch, name, db.jdbcUrl(), db.relayUser(), kafka,
+        return runAs(jar(jvmOptions), name, db.jdbcUrl(), db.relayUser(), kafka,
                 Map.of("RELAY_DB_PASSWORD", db.relayPassword()), extra);
     }
 
@@ -97,8 +92,24 @@ final class RelayProcess implements AutoCloseable {
         return runAs(launch, name, jdbcUrl, user, kafka.bootstrapServers(), env, extra);
     }
 
-    private static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, String bootstrap,
-                                      Map<String, String> env, String... extra) throws IOException {
+    /** The launch of the jar after {@code jvmOptions}. */
+    static List<String> jar(List<String> jvmOptions) {
+        List<String> launch = new ArrayList<>(jvmOptions);
+        launch.addAll(List.of("-jar", JAR.toString()));
+        return launch;
+    }
+
+    /** The launch of the jar with this module's test classes on the class path, after {@code jvmOptions}. */
+    static List<String> jarWithTestClasses(List<String> jvmOptions) {
+        List<String> launch = new ArrayList<>(jvmOptions);
+        launch.addAll(List.of("-cp", JAR + java.io.File.pathSeparator + Path.of("target", "test-classes"),
+                "dev.outboxrelay.cli.Main"));
+        return launch;
+    }
+
+    /** {@code run} as {@code launch} says ({@link #jar}, {@link #jarWithTestClasses}), every part given. */
+    static RelayProcess runAs(List<String> launch, String name, String jdbcUrl, String user, String bootstrap,
+                              Map<String, String> env, String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:TieredStopAtLevel=1"));
@@ -145,7 +156,9 @@ final class RelayProcess implements AutoCloseable {
                 throw new AssertionError("the relay exited (" + process.exitValue() + ") before it published; see "
                         + log);
             }
-            return readiness().contains("\"source\":\"publishing\"");
+            String body = readiness();
+            // Both: "publishing" with a database or broker problem is reported as not ready.
+            return body.contains("\"status\":\"ready\"") && body.contains("\"source\":\"publishing\"");
         });
         return this;
     }

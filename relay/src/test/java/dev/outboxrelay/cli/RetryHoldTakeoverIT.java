@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.testkit.DeliveryReport;
+import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.ReadRecord;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TopicReader;
 import dev.outboxrelay.testkit.contract.OutboxWriter;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,24 +35,21 @@ class RetryHoldTakeoverIT {
     @ValueSource(strings = {"poll", "cdc"})
     void aKeyHeldForARetryIsNotPublishedBeforeItsBackoffEndsNorTwiceAfterATakeover(String mode) throws Exception {
         String name = "retry-hold-" + mode;
-        TestDatabase db = MigratedDatabases.create("retry_hold_" + mode);
-        List<RelayProcess> relays = new ArrayList<>();
+        PublishingRelay started = null;
+        RelayProcess standby = null;
         try (TestKafka kafka = TestKafka.start()) {
             kafka.createTopic(name + ".Order", 3);
             kafka.createTopic(name + ".Poison", 1, Map.of("cleanup.policy", "compact"));
-            List<String> args = new ArrayList<>(List.of("--mode", mode, "--topic-template", name + ".${aggregateType}",
-                    "--relay-name", name, "--max-attempts", "100", "--standby-interval", "200ms",
-                    "--kafka.interceptor.classes=" + KeyStrippingInterceptor.class.getName()));
-            if (mode.equals("cdc")) {
-                args.addAll(List.of("--slot-name", db.name()));
-            }
-            RelayProcess a = RelayProcess.runWithTestClasses(List.of("-D" + KeyStrippingInterceptor.SUFFIX + "=.Poison"),
-                    name + "-a", db, kafka, args.toArray(String[]::new));
-            relays.add(a);
-            a.awaitPublishing(Duration.ofSeconds(90));
-            RelayProcess b = RelayProcess.runWithTestClasses(List.of(), name + "-b", db, kafka,
-                    args.toArray(String[]::new));
-            relays.add(b);
+            started = PublishingRelay.of(name + "-a", mode).kafka(kafka).withTestClasses()
+                    .jvm(List.of("-D" + KeyStrippingInterceptor.SUFFIX + "=.Poison"))
+                    .args("--topic-template", name + ".${aggregateType}", "--relay-name", name, "--max-attempts",
+                            "100", "--standby-interval", "200ms",
+                            "--kafka.interceptor.classes=" + KeyStrippingInterceptor.class.getName()).start();
+            RelayProcess a = started.relay;
+            TestDatabase db = started.database;
+            Files.deleteIfExists(ItLogs.file(name + "-b"));
+            RelayProcess b = RelayProcess.runWithTestClasses(List.of(), name + "-b", db, kafka, started.arguments());
+            standby = b;
             await().atMost(Duration.ofSeconds(90)).until(() -> b.readiness().contains("\"role\":\"standby\""));
 
             OutboxWriter writer = new OutboxWriter(db, "public.outbox");
@@ -99,10 +98,12 @@ class RetryHoldTakeoverIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> writer.unsent() == 0);
             assertThat(b.logText()).contains("1 key(s) of public.outbox wait for a retry, as recorded in the table");
         } finally {
-            for (RelayProcess r : relays) {
-                r.close();
+            if (standby != null) {
+                standby.close();
             }
-            db.drop();
+            if (started != null) {
+                started.close();
+            }
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.outboxrelay.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outboxrelay.testkit.ItLogs;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestKafka;
 import dev.outboxrelay.testkit.TopicReader;
@@ -17,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,21 +30,17 @@ class SecretsIT {
     @TempDir
     Path dir;
 
+    private PublishingRelay started;
     private TestDatabase database;
-    private RelayProcess relay;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = MigratedDatabases.create("secrets");
-        Files.deleteIfExists(ItLogs.file("secrets"));
-    }
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
+        if (started != null) {
+            started.close();
         }
-        database.drop();
+        if (database != null) {
+            database.drop();
+        }
     }
 
     @Test
@@ -57,11 +51,12 @@ class SecretsIT {
         Path producer = Files.writeString(dir.resolve("producer.properties"), "sasl.mechanism=PLAIN\n"
                 + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\""
                 + " password=\"" + SASL_SECRET + "\";\n", StandardCharsets.UTF_8);
+        started = PublishingRelay.of("secrets", "poll").kafka(kafka).args("--topic-template",
+                "secrets-it.${aggregateType}", "--poll-interval", "100ms", "--kafka-config-file", producer.toString(),
+                "--log-format", "json", "--verbose").start();
+        RelayProcess relay = started.relay;
+        TestDatabase database = started.database;
         String dbSecret = database.relayPassword();
-        String[] args = {"--mode", "poll", "--topic-template", "secrets-it.${aggregateType}", "--poll-interval", "100ms",
-            "--kafka-config-file", producer.toString(), "--log-format", "json", "--verbose"};
-        relay = RelayProcess.run("secrets", database, kafka, Map.of(), args);
-        relay.awaitPublishing(Duration.ofSeconds(60));
 
         String cmdline = Files.readString(Path.of("/proc", String.valueOf(relay.process.pid()), "cmdline"))
                 .replace('\0', ' ');
@@ -99,7 +94,8 @@ class SecretsIT {
     }
 
     @Test
-    void secretsInTheUrlAndKafkaSecretsComeFromTheEnvironmentAndAreShownMasked() {
+    void secretsInTheUrlAndKafkaSecretsComeFromTheEnvironmentAndAreShownMasked() throws Exception {
+        database = MigratedDatabases.create("secrets_url");
         String dbSecret = database.relayPassword();
         String url = database.jdbcUrl() + (database.jdbcUrl().contains("?") ? "&" : "?") + "password=" + dbSecret
                 + "&sslpassword=key-Pa55";

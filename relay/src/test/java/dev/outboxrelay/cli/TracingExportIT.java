@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,30 +24,24 @@ class TracingExportIT {
 
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
-    private TestDatabase database;
-    private RelayProcess relay;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = MigratedDatabases.create("tracing_export");
-    }
+    private PublishingRelay started;
 
     @AfterEach
     void tearDown() throws Exception {
-        if (relay != null) {
-            relay.close();
+        if (started != null) {
+            started.close();
         }
-        database.drop();
     }
 
     @Test
     void withATracesExporterSetThePublishSpanIsExportedInTheRowsTrace() throws Exception {
         TestKafka kafka = TestKafka.shared();
-        String topic = "tracing-export." + database.name();
+        String topic = "tracing-export." + UUID.randomUUID();
         kafka.createTopic(topic, 1);
-        relay = RelayProcess.run("tracing-export", database, kafka, Map.of("OTEL_TRACES_EXPORTER", "logging",
-                "OTEL_SERVICE_NAME", "orders-relay"), "--mode", "poll", "--topic-template", topic);
-        relay.awaitPublishing(Duration.ofSeconds(60));
+        started = PublishingRelay.of("tracing-export", "poll").kafka(kafka).env(Map.of("OTEL_TRACES_EXPORTER",
+                "logging", "OTEL_SERVICE_NAME", "orders-relay")).args("--topic-template", topic).start();
+        TestDatabase database = started.database;
+        RelayProcess relay = started.relay;
         UUID id = UUID.randomUUID();
         new OutboxWriter(database, "public.outbox").insert(List.of(new OutboxWriter.Row(id, "Order", "o-1",
                 "OrderPlaced", "{}", "{\"traceparent\": \"00-" + TRACE_ID + "-00f067aa0ba902b7-01\"}")));

@@ -16,10 +16,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,46 +32,39 @@ class WorkerErrorIT {
 
     private static final Pattern INJECTED = Pattern.compile("injecting an Error at (\\d+)");
 
-    private TestDatabase database;
-    private RelayProcess failing;
+    private PublishingRelay started;
     private RelayProcess standby;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = MigratedDatabases.create("worker_error");
-    }
 
     @AfterEach
     void tearDown() throws Exception {
-        for (RelayProcess p : new RelayProcess[] {failing, standby}) {
-            if (p != null) {
-                p.close();
-            }
+        if (standby != null) {
+            standby.close();
         }
-        database.drop();
+        if (started != null) {
+            started.close();
+        }
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"poll", "cdc"})
     void anErrorInTheWorkerStopsTheProcessAndTheStandbyTakesOver(String mode) throws Exception {
         TestKafka kafka = TestKafka.shared();
-        String topic = "worker-error-" + mode + "." + database.name();
+        String topic = "worker-error-" + mode + "." + UUID.randomUUID();
         kafka.createTopic(topic, 3);
-        String[] args = {"--mode", mode, "--topic-template", topic, "--relay-name", "worker-error",
-            "--standby-interval", "500ms"};
+        String[] args = {"--topic-template", topic, "--relay-name", "worker-error", "--standby-interval", "500ms"};
+        started = PublishingRelay.of("worker-error-" + mode + "-a", mode).kafka(kafka)
+                .jvm(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300")).withTestClasses()
+                .args(args).args("--kafka.interceptor.classes=" + ErrorInjectingInterceptor.class.getName()).start();
+        RelayProcess failing = started.relay;
+        TestDatabase database = started.database;
+        // A name's log is appended to within a run (ItLogs): the standby starts on an empty log too.
+        java.nio.file.Files.deleteIfExists(ItLogs.file("worker-error-" + mode + "-b"));
+        // The standby runs without the failing interceptor: the same relay options but that one.
+        String[] standbyArgs = concat(args, "--mode", mode);
         if (mode.equals("cdc")) {
-            args = concat(args, "--slot-name", "worker_error_" + database.name());
+            standbyArgs = concat(standbyArgs, "--slot-name", PublishingRelay.slotOf(database));
         }
-        for (String log : new String[] {"worker-error-" + mode + "-a", "worker-error-" + mode + "-b"}) {
-            // A name's log is appended to within a run (ItLogs): start this test's relays on empty logs, so the
-            // "injecting an Error at" line read below is this test's.
-            java.nio.file.Files.deleteIfExists(ItLogs.file(log));
-        }
-        failing = RelayProcess.runWithTestClasses(List.of("-D" + ErrorInjectingInterceptor.AFTER + "=300"),
-                "worker-error-" + mode + "-a", database, kafka, concat(args,
-                        "--kafka.interceptor.classes=" + ErrorInjectingInterceptor.class.getName()));
-        failing.awaitPublishing(Duration.ofSeconds(60));
-        standby = RelayProcess.run("worker-error-" + mode + "-b", database, kafka, java.util.Map.of(), args);
+        standby = RelayProcess.run("worker-error-" + mode + "-b", database, kafka, java.util.Map.of(), standbyArgs);
         await().atMost(Duration.ofSeconds(60)).until(() -> standby.readiness().contains("\"status\""));
 
         OutboxWriter writer = new OutboxWriter(database, "public.outbox");
