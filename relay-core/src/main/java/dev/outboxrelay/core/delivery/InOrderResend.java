@@ -115,9 +115,7 @@ final class InOrderResend {
                 Item item = s.items.get(i);
                 String key = item.key();
                 if (Failures.classify(f.handle((m, e) -> e).join()) != FailureClass.BROKER) {
-                    if (key != null) {
-                        stopped.add(key); // settled as that failure says; nothing of its key goes before it
-                    }
+                    stop(stopped, key);
                     continue;
                 }
                 if (key != null && stopped.contains(key)) {
@@ -127,7 +125,13 @@ final class InOrderResend {
                     s.leaveInTable(i--);
                     continue;
                 }
-                s.futures.set(i, sender.resend(item, s.atRisk.get(i)));
+                CompletableFuture<RecordMetadata> again = sender.resend(item, s.atRisk.get(i));
+                s.futures.set(i, again);
+                if (again.isCompletedExceptionally() && !publisher.broken()) {
+                    // Refused at send for its own or its topic's fault: the producer still takes the key's next
+                    // record, which would land first.
+                    stop(stopped, key);
+                }
                 resent++;
                 if (key != null) {
                     resentKeys.add(key);
@@ -135,6 +139,17 @@ final class InOrderResend {
             }
         }
         listener.resentForOrder(resentKeys.size(), resent);
+    }
+
+    /**
+     * Nothing more of {@code key} is sent in this run, and the key is parked at once: once this run ends the producer
+     * works again, and a new event of the key submitted before the settler gets to the failed record (to park the key
+     * for that failure) would otherwise reach Kafka ahead of it, a first delivery out of order.
+     */
+    private void stop(Set<String> stopped, String key) {
+        if (key != null && stopped.add(key)) {
+            parking.park(key, Reason.AT_RISK, "behind a failed event of its key");
+        }
     }
 
     private static Throwable firstBrokerWideFailure(List<SentBatch> queued) {

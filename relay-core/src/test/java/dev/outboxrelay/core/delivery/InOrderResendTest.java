@@ -1,6 +1,7 @@
 package dev.outboxrelay.core.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outboxrelay.core.RelayListener;
 import dev.outboxrelay.core.delivery.DeliveryPipeline.Item;
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +25,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +47,8 @@ class InOrderResendTest {
         final AtomicInteger rebuilds = new AtomicInteger();
         volatile Throwable brokenBy;
         volatile boolean hold = true;
+        /** Whether the rebuilt producer holds records until told too, instead of acknowledging at once. */
+        volatile boolean holdAfterRebuild;
 
         @Override
         public synchronized CompletableFuture<RecordMetadata> publish(ProducerRecord<byte[], byte[]> record) {
@@ -62,13 +67,17 @@ class InOrderResendTest {
         }
 
         synchronized void ack(String id) {
-            held.get(heldIds.indexOf(id)).complete(FakePublisher.metadata());
+            held.get(heldIds.lastIndexOf(id)).complete(FakePublisher.metadata());
+        }
+
+        long timesSent(String id) {
+            return sent.stream().filter(id::equals).count();
         }
 
         /** {@code id} fails with {@code error}; the producer is closed, failing all it still holds. */
         synchronized void fail(String id, Throwable error) {
             brokenBy = error;
-            held.get(heldIds.indexOf(id)).completeExceptionally(error);
+            held.get(heldIds.lastIndexOf(id)).completeExceptionally(error);
             for (CompletableFuture<RecordMetadata> f : held) {
                 f.completeExceptionally(new KafkaException("Producer is closed forcefully."));
             }
@@ -88,7 +97,7 @@ class InOrderResendTest {
         public synchronized void rebuild() {
             if (brokenBy != null) {
                 brokenBy = null;
-                hold = false;
+                hold = holdAfterRebuild;
                 rebuilds.incrementAndGet();
             }
         }
@@ -178,6 +187,32 @@ class InOrderResendTest {
         assertThat(rows.held).as("and the table keeps that hold for a restart or a takeover")
                 .containsOnlyKeys(bad.id());
         assertThat(rows.held.get(bad.id())).isPositive();
+    }
+
+    @Test
+    void aKeyWhoseRecordFailedForItsTopicIsHeldFromTheResendOnNotOnlyOnceThatRecordIsSettled() throws Exception {
+        kafka.holdAfterRebuild = true;
+        DeliveryPipeline p = start();
+        Item refused = item("k1");
+        Item k2a = item("k2");
+        p.submit(List.of(refused, k2a), false, last -> { });
+        // The ACL on the topic was revoked: the producer is closed on the failure, k2a fails with it.
+        kafka.fail(id(refused), new TopicAuthorizationException(Set.of("t")));
+        // The resend rebuilt the producer and sent k2a again; the new producer holds it, so the settler waits for it
+        // and has not got to the refused record yet.
+        await().atMost(Duration.ofSeconds(20)).until(() -> kafka.timesSent(id(k2a)) == 2);
+        Item k1b = item("k1");
+        p.submit(List.of(k1b), false, last -> { }); // the new producer works: k1b must not reach Kafka before refused
+
+        assertThat(kafka.sent).as("a new event of the key waits in the table behind the refused one")
+                .doesNotContain(id(k1b));
+        kafka.ack(id(k2a));
+        assertThat(p.drain(Duration.ofSeconds(20))).isTrue();
+        assertThat(kafka.sent).doesNotContain(id(k1b));
+        assertThat(rows.acknowledged).containsExactly(k2a.id());
+        assertThat(parking.reasonOf("k1")).as("then the key waits for its topic")
+                .isEqualTo(KeyParking.Reason.TOPIC);
+        assertThat(rows.attempts).as("a topic's fault is not the row's").isEmpty();
     }
 
     private static String id(Item item) {
