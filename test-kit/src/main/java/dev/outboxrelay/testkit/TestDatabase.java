@@ -10,17 +10,27 @@ import java.util.Properties;
 /**
  * One database on a {@link TestPostgres} server, made by {@link TestPostgres#createDatabase(String)}.
  *
- * <p>The conveniences ({@link #execute}, {@link #queryLong}, {@link #queryString}) run as the superuser and
- * wrap {@link SQLException} in {@link IllegalStateException}, which keeps test code short.
+ * <p>The conveniences ({@link #execute}, {@link #queryLong}, {@link #queryString}, {@link #inTransaction}) run as
+ * the superuser and wrap {@link SQLException} in {@link IllegalStateException}, which keeps test code short. They
+ * reuse their connections ({@link IdleConnections}): a new session per question made awaiting a condition cost a
+ * core. {@link #connect()} always opens a new one.
  */
 public final class TestDatabase {
 
     private final TestPostgres server;
     private final String name;
+    private final IdleConnections connections;
 
     TestDatabase(TestPostgres server, String name) {
         this.server = server;
         this.name = name;
+        this.connections = new IdleConnections(() -> server.connectAdmin(name));
+    }
+
+    /** Work on a connection, in {@link #inTransaction}. */
+    @FunctionalInterface
+    public interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
     }
 
     /** The server this database lives on. */
@@ -90,8 +100,44 @@ public final class TestDatabase {
 
     /** Runs one or more SQL statements as the superuser. */
     public void execute(String sql) {
-        try (Connection c = connect(); Statement st = c.createStatement()) {
-            st.execute(sql);
+        reusing(sql, c -> {
+            try (Statement st = c.createStatement()) {
+                st.execute(sql);
+                return null;
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} in one transaction as the superuser and commits it (rolls back if it throws); returns what
+     * {@code work} returns.
+     */
+    public <T> T inTransaction(SqlWork<T> work) throws SQLException {
+        Connection c = connections.borrow();
+        boolean failed = true;
+        try {
+            c.setAutoCommit(false);
+            T result = work.run(c);
+            c.commit();
+            c.setAutoCommit(true);
+            failed = false;
+            return result;
+        } finally {
+            connections.giveBack(c, failed); // a failed one is closed, which rolls it back
+        }
+    }
+
+    private <T> T reusing(String sql, SqlWork<T> work) {
+        try {
+            Connection c = connections.borrow();
+            boolean failed = true;
+            try {
+                T result = work.run(c);
+                failed = false;
+                return result;
+            } finally {
+                connections.giveBack(c, failed);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("SQL failed on " + name + ": " + sql, e);
         }
@@ -108,14 +154,20 @@ public final class TestDatabase {
 
     /** First column of the first row as text ({@code null} for SQL NULL). */
     public String queryString(String sql) {
-        try (Connection c = connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            if (!rs.next()) {
-                throw new IllegalStateException("No row on " + name + ": " + sql);
+        String[] value = new String[1];
+        boolean found = reusing(sql, c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+                if (!rs.next()) {
+                    return false;
+                }
+                value[0] = rs.getString(1);
+                return true;
             }
-            return rs.getString(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("SQL failed on " + name + ": " + sql, e);
+        });
+        if (!found) {
+            throw new IllegalStateException("No row on " + name + ": " + sql);
         }
+        return value[0];
     }
 
     /**
@@ -123,6 +175,7 @@ public final class TestDatabase {
      * database, so DROP DATABASE would fail), then {@code DROP DATABASE ... WITH (FORCE)}.
      */
     public void drop() {
+        connections.closeAll();
         try (Connection c = server.connectAdmin("postgres"); Statement st = c.createStatement()) {
             // Slots first: their walsenders count as sessions, and FORCE does not drop slots.
             st.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "

@@ -44,13 +44,10 @@ public final class OutboxWriter {
                 + " WHERE sent_at IS NULL AND dead_lettered_at IS NULL");
     }
 
-    /** Inserts rows in one transaction on a new connection; returns their ids in order. */
+    /** Inserts rows in one transaction (on a reused connection); returns their ids in order. */
     public List<String> insert(List<Row> rows) {
-        try (Connection c = database.connect()) {
-            c.setAutoCommit(false);
-            List<String> ids = insert(c, rows);
-            c.commit();
-            return ids;
+        try {
+            return database.inTransaction(c -> insert(c, rows));
         } catch (SQLException e) {
             throw new IllegalStateException("insert into " + table + " failed: " + e.getMessage(), e);
         }
