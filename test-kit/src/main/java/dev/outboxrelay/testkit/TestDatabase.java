@@ -113,33 +113,33 @@ public final class TestDatabase {
      * {@code work} returns.
      */
     public <T> T inTransaction(SqlWork<T> work) throws SQLException {
-        Connection c = connections.borrow();
-        boolean failed = true;
-        try {
+        return onReused(c -> {
             c.setAutoCommit(false);
             T result = work.run(c);
             c.commit();
             c.setAutoCommit(true);
-            failed = false;
             return result;
-        } finally {
-            connections.giveBack(c, failed); // a failed one is closed, which rolls it back
-        }
+        });
     }
 
     private <T> T reusing(String sql, SqlWork<T> work) {
         try {
-            Connection c = connections.borrow();
-            boolean failed = true;
-            try {
-                T result = work.run(c);
-                failed = false;
-                return result;
-            } finally {
-                connections.giveBack(c, failed);
-            }
+            return onReused(work);
         } catch (SQLException e) {
             throw new IllegalStateException("SQL failed on " + name + ": " + sql, e);
+        }
+    }
+
+    /** Runs {@code work} on a reused connection; one it failed on is closed (which rolls back what it left open). */
+    private <T> T onReused(SqlWork<T> work) throws SQLException {
+        Connection c = connections.borrow();
+        boolean failed = true;
+        try {
+            T result = work.run(c);
+            failed = false;
+            return result;
+        } finally {
+            connections.giveBack(c, failed);
         }
     }
 
