@@ -21,8 +21,7 @@ import java.util.concurrent.TimeUnit;
 /** The shaded jar as a subprocess, with its log in this run's {@link ItLogs} directory and its HTTP port known. */
 final class RelayProcess implements AutoCloseable {
 
-    /** The shaded jar, built by the relay module (a dependency of this one) before these tests run. */
-    static final Path JAR = Path.of("..", "relay", "target", "outbox-relay.jar");
+    static final Path JAR = Path.of("target", "outbox-relay.jar");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     final Process process;

@@ -29,7 +29,7 @@ import java.util.function.BooleanSupplier;
  */
 final class KillScenario implements AutoCloseable {
 
-    static final Path JAR = RelayProcess.JAR;
+    static final Path JAR = Path.of("target", "outbox-relay.jar");
     /** 10 keys x 5,000 events = 50,000. */
     static final int KEYS = 10;
     static final int EVENTS_PER_KEY = 5000;
