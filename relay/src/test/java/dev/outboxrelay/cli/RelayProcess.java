@@ -112,7 +112,8 @@ final class RelayProcess implements AutoCloseable {
                               Map<String, String> env, String... extra) throws IOException {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1"));
+                "-Xmx384m"));
+        cmd.addAll(dev.outboxrelay.testkit.TestJvm.OPTIONS);
         cmd.addAll(launch);
         cmd.addAll(List.of("run", "--db-url", jdbcUrl, "--db-user", user,
                 "--kafka-bootstrap", bootstrap, "--http-host", "127.0.0.1",

@@ -57,8 +57,9 @@ public final class ConnectWorker implements AutoCloseable {
                 TEST_JVM_OPTIONS);
     }
 
-    /** JVM options of the test workers: a small heap, several of them share a CI machine. */
-    public static final List<String> TEST_JVM_OPTIONS = List.of("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1");
+    /** JVM options of the test workers: a small heap, several of them share a CI machine; {@link TestJvm}. */
+    public static final List<String> TEST_JVM_OPTIONS = java.util.stream.Stream.concat(
+            java.util.stream.Stream.of("-Xms64m", "-Xmx512m"), TestJvm.OPTIONS.stream()).toList();
 
     /**
      * {@code connect-distributed.sh}'s defaults: KAFKA_HEAP_OPTS and the G1 part of KAFKA_JVM_PERFORMANCE_OPTS, as a
