@@ -15,7 +15,8 @@ import java.util.Locale;
  * gave it (one 10-row transaction a second, then 1,000 events/s), and the same again once it is warm; printed
  * per 500 ms window of commit time, so a slow first second shows. Usage, after {@code ./mvnw -o install
  * -DskipTests}: {@code java -cp bench/target/outbox-bench.jar:bench/target/test-classes
- * dev.outboxrelay.bench.ColdStartProbe cdc|poll [relay jar]}.
+ * dev.outboxrelay.bench.ColdStartProbe cdc|poll [relay jar]}; {@code -Dprobe.jvm="..."} adds JVM options to
+ * the relay and {@code -Dprobe.args="..."} relay flags, for A/B runs.
  */
 final class ColdStartProbe {
 
@@ -34,9 +35,8 @@ final class ColdStartProbe {
             kafka.createTopic("cold", config.partitions());
             OutboxLoad load = new OutboxLoad(db, config.aggregates());
             try (Receiver rx = new Receiver(kafka.bootstrapServers(), "cold", config.partitions());
-                 RelayProcess relay = new RelayProcess(mode, jar, List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
-                         "-XX:+UseSerialGC"), List.of(), db, kafka.bootstrapServers(), "cold",
-                         logs.resolve("relay.log"))) {
+                 RelayProcess relay = new RelayProcess(mode, jar, jvmOptions(), words("probe.args"), db,
+                         kafka.bootstrapServers(), "cold", logs.resolve("relay.log"))) {
                 relay.start();
                 for (String round : List.of("cold", "warm")) {
                     load.writeFor(Duration.ofSeconds(10), 10, 1, 10);
@@ -51,6 +51,19 @@ final class ColdStartProbe {
             }
             db.drop();
         }
+    }
+
+    /** The deployment's JVM options, then any given in {@code -Dprobe.jvm="..."} (for A/B runs). */
+    private static List<String> jvmOptions() {
+        List<String> options = new java.util.ArrayList<>(List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
+                "-XX:+UseSerialGC"));
+        options.addAll(words("probe.jvm"));
+        return options;
+    }
+
+    private static List<String> words(String property) {
+        String value = System.getProperty(property, "").trim();
+        return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
     }
 
     private static void report(String name, Receiver rx, OutboxLoad load, long first, long end) {
