@@ -29,7 +29,6 @@ import java.util.function.BooleanSupplier;
  */
 final class KillScenario implements AutoCloseable {
 
-    static final Path JAR = Path.of("target", "outbox-relay.jar");
     /** 10 keys x 5,000 events = 50,000. */
     static final int KEYS = 10;
     static final int EVENTS_PER_KEY = 5000;
@@ -71,7 +70,7 @@ final class KillScenario implements AutoCloseable {
 
     /** A scenario on {@code kafka} writing {@code keys} x {@code eventsPerKey} events. */
     KillScenario(String name, List<String> modeArgs, Broker kafka, int keys, int eventsPerKey) throws Exception {
-        assertThat(JAR).as("the shaded jar is built in package, before this integration test").exists();
+        assertThat(RelayProcess.JAR).as("the shaded jar is built in package, before this integration test").exists();
         this.modeArgsOf = n -> modeArgs;
         this.kafka = kafka;
         this.keys = keys;
@@ -255,7 +254,7 @@ final class KillScenario implements AutoCloseable {
         // its connections): in a full fresh run each burst reached its kill point 0.7-8.5 s after its writers started.
         command.addAll(dev.outboxrelay.testkit.TestJvm.OPTIONS);
         command.addAll(jvmOptions.apply(instances++));
-        command.addAll(List.of("-jar", JAR.toString(), "run"));
+        command.addAll(List.of("-jar", RelayProcess.JAR.toString(), "run"));
         command.addAll(modeArgsOf.apply(instances - 1));
         command.addAll(List.of("--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
                 "--kafka-bootstrap", kafka.bootstrapServers(), "--topic-template", prefix + ".${aggregateType}",
