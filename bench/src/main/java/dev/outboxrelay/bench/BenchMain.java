@@ -61,7 +61,10 @@ public final class BenchMain implements Callable<Integer> {
             description = "The shaded relay jar (default: relay/target/outbox-relay.jar next to this jar's module).")
     private Path relayJar;
 
-    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = "-Xmx256m -Xms64m -Xmn48m -XX:+UseSerialGC",
+    /** The relay's JVM options as {@code deploy/} runs it: the default of {@code --relay-jvm-opts}. */
+    static final String DEPLOYMENT_JVM_OPTIONS = "-Xmx256m -Xms64m -Xmn48m -XX:+UseSerialGC";
+
+    @Option(names = "--relay-jvm-opts", paramLabel = "OPTS", defaultValue = DEPLOYMENT_JVM_OPTIONS,
             description = "JVM options of the relay subprocess and of the floors (default: ${DEFAULT-VALUE});"
                     + " the baselines run with the JVM's defaults.")
     private String relayJvmOpts;
@@ -123,7 +126,7 @@ public final class BenchMain implements Callable<Integer> {
             return 2;
         }
         String command = commandLine();
-        List<String> jvm = relayJvmOpts.isBlank() ? List.of() : Arrays.asList(relayJvmOpts.trim().split("\\s+"));
+        List<String> jvm = words(relayJvmOpts);
         if (steadyRate < 0) {
             System.err.println("error: --steady-rate must be a positive number of rows/s, was " + steadyRate);
             return 2;
@@ -134,7 +137,7 @@ public final class BenchMain implements Callable<Integer> {
         }
         Bench.Options options = new Bench.Options(config,
                 jar.toAbsolutePath().normalize(), jvm,
-                relayArgs.isBlank() ? List.of() : Arrays.asList(relayArgs.trim().split("\\s+")), selected, command,
+                words(relayArgs), selected, command,
                 plugin == null ? null : plugin.toAbsolutePath().normalize());
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);
@@ -218,4 +221,8 @@ public final class BenchMain implements Callable<Integer> {
         return Files.isDirectory(local) ? local : Path.of(".");
     }
 
+    /** Space-separated options or flags as a list; none for a blank string. */
+    static List<String> words(String value) {
+        return value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
+    }
 }

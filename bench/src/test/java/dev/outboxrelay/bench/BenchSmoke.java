@@ -35,8 +35,8 @@ final class BenchSmoke {
     static void run(Set<String> slugs, List<String> ratios) throws Exception {
         assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
 
-        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR, List.of("-Xmx256m",
-                "-Xms64m", "-Xmn48m", "-XX:+UseSerialGC"), List.of(), slugs, "smoke test", CONNECT_PLUGIN));
+        Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR,
+                BenchMain.words(BenchMain.DEPLOYMENT_JVM_OPTIONS), List.of(), slugs, "smoke test", CONNECT_PLUGIN));
 
         assertThat(result.outcomes()).containsOnlyKeys(slugs);
         result.outcomes().forEach((slug, outcome) -> {

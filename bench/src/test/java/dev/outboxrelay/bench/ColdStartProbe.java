@@ -55,15 +55,13 @@ final class ColdStartProbe {
 
     /** The deployment's JVM options, then any given in {@code -Dprobe.jvm="..."} (for A/B runs). */
     private static List<String> jvmOptions() {
-        List<String> options = new java.util.ArrayList<>(List.of("-Xmx256m", "-Xms64m", "-Xmn48m",
-                "-XX:+UseSerialGC"));
+        List<String> options = new java.util.ArrayList<>(BenchMain.words(BenchMain.DEPLOYMENT_JVM_OPTIONS));
         options.addAll(words("probe.jvm"));
         return options;
     }
 
     private static List<String> words(String property) {
-        String value = System.getProperty(property, "").trim();
-        return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
+        return BenchMain.words(System.getProperty(property, ""));
     }
 
     private static void report(String name, Receiver rx, OutboxLoad load, long first, long end) {
