@@ -176,8 +176,13 @@ final class KillScenario implements AutoCloseable {
                 long burstStarted = System.nanoTime();
                 // Every 50 ms: each look counts the marked rows of the whole table (tens of thousands), and the
                 // writers stay a fifth of the burst ahead, so the kill still finds them writing.
-                await().atMost(KILL_BOUND).pollInterval(Duration.ofMillis(50))
-                        .until(() -> sent() - before >= killAt || !current.isAlive());
+                try {
+                    await().atMost(KILL_BOUND).pollInterval(Duration.ofMillis(50))
+                            .until(() -> sent() - before >= killAt || !current.isAlive());
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    threadDump(current, log); // what the stalled instance waits on, in its own log
+                    throw e;
+                }
                 assertThat(burst.isDone()).as("relay %d killed while burst %d was being written", i, i).isFalse();
                 assertThat(current.isAlive()).as("relay %d runs until its SIGKILL (see %s)", i, log).isTrue();
                 current.destroyForcibly(); // SIGKILL: no shutdown hook, no draining
@@ -254,6 +259,11 @@ final class KillScenario implements AutoCloseable {
         // its connections): in a full fresh run each burst reached its kill point 0.7-8.5 s after its writers started.
         command.addAll(dev.outboxrelay.testkit.TestJvm.OPTIONS);
         command.addAll(jvmOptions.apply(instances++));
+        // For diagnosis by hand, e.g. -Dkillscenario.extraJvm=-Dlogback.configurationFile=debug.xml (unset in CI).
+        String extra = System.getProperty("killscenario.extraJvm", "");
+        if (!extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
         command.addAll(List.of("-jar", RelayProcess.JAR.toString(), "run"));
         command.addAll(modeArgsOf.apply(instances - 1));
         command.addAll(List.of("--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),
