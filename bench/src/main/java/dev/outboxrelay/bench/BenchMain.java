@@ -1,5 +1,6 @@
 package dev.outboxrelay.bench;
 
+import dev.outboxrelay.testkit.TestJvm;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -126,7 +126,7 @@ public final class BenchMain implements Callable<Integer> {
             return 2;
         }
         String command = commandLine();
-        List<String> jvm = words(relayJvmOpts);
+        List<String> jvm = TestJvm.words(relayJvmOpts);
         if (steadyRate < 0) {
             System.err.println("error: --steady-rate must be a positive number of rows/s, was " + steadyRate);
             return 2;
@@ -137,7 +137,7 @@ public final class BenchMain implements Callable<Integer> {
         }
         Bench.Options options = new Bench.Options(config,
                 jar.toAbsolutePath().normalize(), jvm,
-                words(relayArgs), selected, command,
+                TestJvm.words(relayArgs), selected, command,
                 plugin == null ? null : plugin.toAbsolutePath().normalize());
         Bench.Result result = Bench.run(options);
         String markdown = Report.markdown(result);
@@ -219,10 +219,5 @@ public final class BenchMain implements Callable<Integer> {
         }
         Path local = Path.of("bench", "results");
         return Files.isDirectory(local) ? local : Path.of(".");
-    }
-
-    /** Space-separated options or flags as a list; none for a blank string. */
-    static List<String> words(String value) {
-        return value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
     }
 }

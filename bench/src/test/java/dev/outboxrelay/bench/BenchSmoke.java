@@ -2,6 +2,7 @@ package dev.outboxrelay.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outboxrelay.testkit.TestJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -36,7 +37,7 @@ final class BenchSmoke {
         assertThat(RELAY_JAR).as("build the relay first: ./mvnw -B -o -pl bench -am verify").isRegularFile();
 
         Bench.Result result = Bench.run(new Bench.Options(BenchConfig.smoke(), RELAY_JAR,
-                BenchMain.words(BenchMain.DEPLOYMENT_JVM_OPTIONS), List.of(), slugs, "smoke test", CONNECT_PLUGIN));
+                TestJvm.words(BenchMain.DEPLOYMENT_JVM_OPTIONS), List.of(), slugs, "smoke test", CONNECT_PLUGIN));
 
         assertThat(result.outcomes()).containsOnlyKeys(slugs);
         result.outcomes().forEach((slug, outcome) -> {

@@ -2,6 +2,7 @@ package dev.outboxrelay.bench;
 
 import dev.outboxrelay.testkit.KafkaProcess;
 import dev.outboxrelay.testkit.TestDatabase;
+import dev.outboxrelay.testkit.TestJvm;
 import dev.outboxrelay.testkit.TestPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,13 +56,13 @@ final class ColdStartProbe {
 
     /** The deployment's JVM options, then any given in {@code -Dprobe.jvm="..."} (for A/B runs). */
     private static List<String> jvmOptions() {
-        List<String> options = new java.util.ArrayList<>(BenchMain.words(BenchMain.DEPLOYMENT_JVM_OPTIONS));
+        List<String> options = new java.util.ArrayList<>(TestJvm.words(BenchMain.DEPLOYMENT_JVM_OPTIONS));
         options.addAll(words("probe.jvm"));
         return options;
     }
 
     private static List<String> words(String property) {
-        return BenchMain.words(System.getProperty(property, ""));
+        return TestJvm.words(System.getProperty(property, ""));
     }
 
     private static void report(String name, Receiver rx, OutboxLoad load, long first, long end) {

@@ -260,10 +260,7 @@ final class KillScenario implements AutoCloseable {
         command.addAll(dev.outboxrelay.testkit.TestJvm.OPTIONS);
         command.addAll(jvmOptions.apply(instances++));
         // For diagnosis by hand, e.g. -Dkillscenario.extraJvm=-Dlogback.configurationFile=debug.xml (unset in CI).
-        String extra = System.getProperty("killscenario.extraJvm", "");
-        if (!extra.isBlank()) {
-            command.addAll(List.of(extra.trim().split("\\s+")));
-        }
+        command.addAll(dev.outboxrelay.testkit.TestJvm.words(System.getProperty("killscenario.extraJvm")));
         command.addAll(List.of("-jar", RelayProcess.JAR.toString(), "run"));
         command.addAll(modeArgsOf.apply(instances - 1));
         command.addAll(List.of("--db-url", database.jdbcUrl(), "--db-user", database.relayUser(),

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -123,7 +122,7 @@ class LargeRowsIT {
         String unit = Files.readString(Path.of("..", "deploy", "systemd", "outbox-relay.service"));
         String exec = unit.lines().filter(l -> l.startsWith("ExecStart=")).findFirst().orElseThrow();
         String flags = exec.substring(exec.indexOf("java ") + 5, exec.indexOf(" -jar "));
-        return Arrays.asList(flags.trim().split("\\s+"));
+        return dev.outboxrelay.testkit.TestJvm.words(flags);
     }
 
     /** ~1 MB of JSON: random hex (stored as is) or a repeated pattern (stored compressed). */

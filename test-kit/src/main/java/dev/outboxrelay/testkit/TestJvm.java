@@ -1,5 +1,6 @@
 package dev.outboxrelay.testkit;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,6 +19,14 @@ public final class TestJvm {
     /** The options, in the order they are given to {@code java}. */
     public static final List<String> OPTIONS = List.of("-XX:TieredStopAtLevel=1",
             "-XX:+UnlockDiagnosticVMOptions", "-XX:-BytecodeVerificationRemote");
+
+    /**
+     * Space-separated options or flags (a system property, a unit file's command line) as a list; none for a blank
+     * or null string. The one splitter of the bench and the tests, so that they all read such strings alike.
+     */
+    public static List<String> words(String value) {
+        return value == null || value.isBlank() ? List.of() : Arrays.asList(value.trim().split("\\s+"));
+    }
 
     private TestJvm() {
     }
