@@ -91,6 +91,16 @@ public final class CliOptions {
             .example("15s")
             .build();
 
+    public static final Option<Integer> WARMUP_EVENTS = Option.integer("warmup-events")
+            .defaultValue("20000")
+            .validate(Validator.between(0, 10_000_000))
+            .doc("Synthetic events run through the delivery pipeline at start, before the source starts (nothing is"
+                    + " sent to Kafka or written to the database): the pipeline's code is compiled before the first"
+                    + " real load, so a relay that has just started or taken over delivers its first events sooner."
+                    + " 0 skips it.")
+            .example("0")
+            .build();
+
     public static final Option<Boolean> DRY_RUN = Option.bool("dry-run")
             .defaultValue("false")
             .doc("Validate the configuration, print it with secrets masked, and exit without contacting anything.")
@@ -116,7 +126,7 @@ public final class CliOptions {
 
     /** {@code run}'s own options. */
     public static final OptionSet RUN = OptionSet.of("Daemon", MODE, HTTP_PORT, HTTP_HOST,
-            SHUTDOWN_TIMEOUT, PROBE_INTERVAL, InstanceOptions.STANDBY_INTERVAL, DRY_RUN);
+            SHUTDOWN_TIMEOUT, PROBE_INTERVAL, InstanceOptions.STANDBY_INTERVAL, WARMUP_EVENTS, DRY_RUN);
 
     private CliOptions() {
     }

@@ -9,6 +9,7 @@ import dev.outboxrelay.core.config.OptionSet;
 import dev.outboxrelay.core.config.OptionType;
 import dev.outboxrelay.core.config.RelayConfig;
 import dev.outboxrelay.core.db.ConnectionFactory;
+import dev.outboxrelay.core.delivery.Warmup;
 import dev.outboxrelay.core.publish.ExactlyOnceCheck;
 import dev.outboxrelay.core.publish.ProducerSettings;
 import dev.outboxrelay.daemon.DaemonSettings;
@@ -32,6 +33,8 @@ final class RunCommand implements Cli.Command {
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
     private static final java.time.Duration EXACTLY_ONCE_CHECK_TIMEOUT = java.time.Duration.ofSeconds(15);
+    /** Bounds the start-up warm-up on a starved machine; what ran by then is compiled all the same. */
+    private static final java.time.Duration WARMUP_LIMIT = java.time.Duration.ofSeconds(10);
 
     private final Map<String, SourceFactory> factories;
     private final ConfigSpec spec;
@@ -106,6 +109,7 @@ final class RunCommand implements Cli.Command {
                         unreachable.why());
             }
         }
+        warmUp(config);
         RelayDaemon daemon = RelayDaemon.create(settings(config, factory), listener -> factory.create(config, listener));
         // SIGTERM/SIGINT are handled as signals, not only through a shutdown hook: a JVM ending through its
         // hooks exits 143, while a drained, orderly stop must exit 0 for systemd and Kubernetes.
@@ -125,6 +129,20 @@ final class RunCommand implements Cli.Command {
             return Main.FAILURE;
         }
         return clean ? Main.OK : Main.FAILURE;
+    }
+
+    /**
+     * Before the source and the standby's lock attempts: a standby that takes over hours later finds the pipeline's
+     * code compiled, as does an instance that starts into a backlog.
+     */
+    private static void warmUp(RelayConfig config) throws InterruptedException {
+        int events = config.get(CliOptions.WARMUP_EVENTS);
+        if (events == 0) {
+            return;
+        }
+        Warmup.Report report = Warmup.pipeline(KafkaOptions.router(config)).run(events, WARMUP_LIMIT);
+        LOG.info("Warmed up the delivery pipeline on {} synthetic events in {} ms ({} routed; nothing sent or"
+                + " written)", report.events(), report.took().toMillis(), report.published());
     }
 
     static DaemonSettings settings(RelayConfig config, SourceFactory factory) {

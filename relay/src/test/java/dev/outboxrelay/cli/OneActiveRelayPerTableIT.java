@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * One table lock across modes: a poll relay and a CDC relay on the same table (different relay names, so nothing
  * else ties them) never publish at once. The second stands by, {@code status} names the holder and its mode, and
- * after kill -9 of the active poll relay the CDC one takes over mid-stream with nothing lost.
+ * after kill -9 of the active poll relay the CDC one takes over mid-stream with nothing lost. Both warm their
+ * pipeline up at start without sending anything.
  */
 class OneActiveRelayPerTableIT {
 
@@ -80,6 +81,13 @@ class OneActiveRelayPerTableIT {
         assertThat(report.nothingLost()).as("%s", report).isTrue();
         assertThat(report.inPerKeyOrder()).as("%s", report).isTrue();
         assertThat(cdc.logText()).contains("is now the active relay of public.outbox");
+        // Both instances warmed their pipeline at start (the standby too, for its takeover), and nothing of it left
+        // the process: the synthetic events' topics (aggregate types warmup and warmup_order) were never written to.
+        for (RelayProcess relay : List.of(poll, cdc)) {
+            assertThat(relay.logText()).contains("Warmed up the delivery pipeline on 20000 synthetic events");
+        }
+        assertThat(kafka.admin().listTopics().names().get()).as("topics on the broker")
+                .noneMatch(t -> t.startsWith("one-lock-it.warmup"));
         CliRun after = CliRun.of(Map.of("RELAY_DB_PASSWORD", database.relayPassword()), "status",
                 "--db-url", database.jdbcUrl(), "--db-user", database.relayUser());
         assertThat(after.out()).contains("active instance: orders-cdc@", "/cdc (cdc lock, backend pid");
