@@ -124,6 +124,13 @@ final class RelayProcess extends SubprocessContender {
         checkAlive();
     }
 
+    /** Ends the relay with SIGKILL, as a crash or an OOM killer would, and waits until it is gone. */
+    void kill() throws Exception {
+        checkAlive();
+        signal("KILL");
+        process.waitFor();
+    }
+
     @Override
     void stop() {
         try {

@@ -1,6 +1,7 @@
 package dev.outboxrelay.bench;
 
 import dev.outboxrelay.testkit.KafkaProcess;
+import dev.outboxrelay.testkit.Pacing;
 import dev.outboxrelay.testkit.TestDatabase;
 import dev.outboxrelay.testkit.TestJvm;
 import dev.outboxrelay.testkit.TestPostgres;
@@ -14,7 +15,8 @@ import java.util.Locale;
 /**
  * By hand, not a test: where issue 26's "ramp" comes from. A freshly started relay gets what the issue's user
  * gave it (one 10-row transaction a second, then 1,000 events/s), and the same again once it is warm; printed
- * per 500 ms window of commit time, so a slow first second shows. Usage, after {@code ./mvnw -o install
+ * per 500 ms window of commit time, so a slow first second shows; then a new relay JVM gets the same on the warm
+ * database and broker (a restart or a failover: only the relay is cold). Usage, after {@code ./mvnw -o install
  * -DskipTests}: {@code java -cp bench/target/outbox-bench.jar:bench/target/test-classes
  * dev.outboxrelay.bench.ColdStartProbe cdc|poll [relay jar]}; {@code -Dprobe.jvm="..."} adds JVM options to
  * the relay and {@code -Dprobe.args="..."} relay flags, for A/B runs.
@@ -35,23 +37,94 @@ final class ColdStartProbe {
             TestDatabase db = runner.freshDatabase("cold");
             kafka.createTopic("cold", config.partitions());
             OutboxLoad load = new OutboxLoad(db, config.aggregates());
-            try (Receiver rx = new Receiver(kafka.bootstrapServers(), "cold", config.partitions());
-                 RelayProcess relay = new RelayProcess(mode, jar, jvmOptions(), words("probe.args"), db,
-                         kafka.bootstrapServers(), "cold", logs.resolve("relay.log"))) {
-                relay.start();
-                for (String round : List.of("cold", "warm")) {
-                    load.writeFor(Duration.ofSeconds(10), 10, 1, 10);
-                    long first = load.committed();
-                    load.writeFor(Duration.ofSeconds(10), 1_000, 1, 10);
-                    long end = load.committed();
-                    if (!rx.awaitDistinct(end, Duration.ofMinutes(2))) {
-                        throw new IllegalStateException("not delivered; see " + logs);
-                    }
-                    report(mode + " " + round, rx, load, first, end);
+            try (Receiver rx = new Receiver(kafka.bootstrapServers(), "cold", config.partitions())) {
+                // Rounds 1 and 2: everything just started, then the same relay once warm. Round 3: a new relay JVM
+                // on the now warm PostgreSQL and broker, which is what a deploy, a restart or a failover gives.
+                try (RelayProcess relay = relay(mode, jar, db, kafka, logs.resolve("relay.log"))) {
+                    relay.start();
+                    round(mode + " cold", load, rx, logs);
+                    round(mode + " warm", load, rx, logs);
                 }
+                try (RelayProcess relay = relay(mode, jar, db, kafka, logs.resolve("relay-restarted.log"))) {
+                    relay.start();
+                    round(mode + " new-relay-jvm", load, rx, logs);
+                }
+                failover(mode, jar, db, kafka, load, rx, logs);
             }
             db.drop();
         }
+    }
+
+    private static RelayProcess relay(RelayProcess.Mode mode, Path jar, TestDatabase db, KafkaProcess kafka, Path log) {
+        return new RelayProcess(mode, jar, jvmOptions(), words("probe.args"), db, kafka.bootstrapServers(), "cold", log);
+    }
+
+    /**
+     * Round 4: a relay and a standby, both new JVMs; the active one is killed (SIGKILL) after the pre-load, one
+     * 10-row transaction a second goes on until the standby delivered, then the burst on the new active instance.
+     */
+    private static void failover(RelayProcess.Mode mode, Path jar, TestDatabase db, KafkaProcess kafka,
+                                 OutboxLoad load, Receiver rx, Path logs) throws Exception {
+        try (RelayProcess active = relay(mode, jar, db, kafka, logs.resolve("relay-active.log"));
+             RelayProcess standby = relay(mode, jar, db, kafka, logs.resolve("relay-standby.log"))) {
+            active.start();
+            awaitLog(active.log, mode == RelayProcess.Mode.CDC ? "is now the active relay" : "publishing");
+            standby.start();
+            awaitLog(standby.log, "standing by");
+            preload(load);
+            long before = load.committed();
+            if (!rx.awaitDistinct(before, Duration.ofMinutes(1))) {
+                throw new IllegalStateException("not delivered before the kill; see " + logs);
+            }
+            long killedAt = System.nanoTime();
+            active.kill();
+            long first = load.committed();
+            while (rx.distinct() <= first) {
+                load.writeFor(Duration.ofSeconds(1), 10, 1, 10);
+            }
+            long firstDelivered = Long.MAX_VALUE;
+            for (long seq = first; seq < load.committed(); seq++) {
+                long at = rx.firstReceivedNanos(seq);
+                firstDelivered = at == 0 ? firstDelivered : Math.min(firstDelivered, at);
+            }
+            System.out.printf(Locale.ROOT, "%s failover: SIGKILL of the active relay -> first event delivered by the"
+                    + " standby %d ms%n", mode, (firstDelivered - killedAt) / 1_000_000);
+            round(mode + " after-failover", load, rx, logs);
+        }
+    }
+
+    private static void awaitLog(Path log, String text) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (!Files.exists(log) || !Files.readString(log).contains(text)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no '" + text + "' in " + log + " after 2 minutes");
+            }
+            Pacing.pause(100);
+        }
+    }
+
+    /**
+     * What comes before a burst: one 10-row transaction a second for 10 s, or with {@code -Dprobe.idle=true} 5 s of
+     * nothing (issue 38's pattern: the relay has then run no event at all).
+     */
+    private static void preload(OutboxLoad load) throws InterruptedException {
+        if (Boolean.getBoolean("probe.idle")) {
+            Pacing.pause(5_000); // the relay idles: no event at all before the burst
+        } else {
+            load.writeFor(Duration.ofSeconds(10), 10, 1, 10);
+        }
+    }
+
+    /** The pre-load, then 10 s of 1,000 events/s; reports the burst. */
+    private static void round(String name, OutboxLoad load, Receiver rx, Path logs) throws Exception {
+        preload(load);
+        long first = load.committed();
+        load.writeFor(Duration.ofSeconds(10), 1_000, 1, 10);
+        long end = load.committed();
+        if (!rx.awaitDistinct(end, Duration.ofMinutes(2))) {
+            throw new IllegalStateException("not delivered; see " + logs);
+        }
+        report(name, rx, load, first, end);
     }
 
     /** The deployment's JVM options, then any given in {@code -Dprobe.jvm="..."} (for A/B runs). */
