@@ -80,8 +80,14 @@ public interface TopicLimits extends AutoCloseable {
 
     /** Limits read with an admin client built from the producer's connection settings. */
     static TopicLimits kafka(Map<String, Object> producerProperties) {
-        return new CachedTopicLimits(Admin.create(ClientProperties.admin(
+        CachedTopicLimits limits = new CachedTopicLimits(Admin.create(ClientProperties.admin(
                 producerProperties, "outbox-relay-topic-limits")), System::nanoTime);
+        // Off the sending thread and before the first batch: connecting the admin client and reading whether the
+        // cluster creates topics cost the first batch after a start ~100 ms, during which every key waited.
+        Thread early = new Thread(limits::createdOnFirstSend, "outbox-relay-topic-limits-connect");
+        early.setDaemon(true);
+        early.start();
+        return limits;
     }
 
     /** Admin-backed cache (no lookups without an admin); a failed lookup is retried after a minute. */
@@ -190,7 +196,7 @@ public interface TopicLimits extends AutoCloseable {
          * Whether a send creates a missing topic ({@code auto.create.topics.enable}, asked once); when the brokers
          * cannot be asked, assume so, which is the behaviour before this check: the send decides.
          */
-        private boolean createdOnFirstSend() {
+        boolean createdOnFirstSend() {
             if (clusterCreates == null) {
                 try {
                     String broker = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).iterator().next()
