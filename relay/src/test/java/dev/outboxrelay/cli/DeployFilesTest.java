@@ -229,7 +229,7 @@ class DeployFilesTest {
         if (node.isArray()) {
             node.forEach(n -> out.add(n.asText()));
         } else {
-            out.addAll(List.of(node.asText().split("\\s+")));
+            out.addAll(dev.outboxrelay.testkit.TestJvm.words(node.asText()));
         }
         return out;
     }
