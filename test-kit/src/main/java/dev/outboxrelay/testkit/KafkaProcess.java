@@ -112,11 +112,11 @@ public final class KafkaProcess implements AutoCloseable {
         }
     }
 
-    /** Whether every partition of {@code name} has a leader; false while the new topic's metadata propagates. */
+    /** Whether every partition of {@code name} has a leader hosting it; false while the new topic is being created. */
     private boolean hasLeaders(String name) throws InterruptedException, ExecutionException, TimeoutException {
         try {
-            return admin.describeTopics(List.of(name)).allTopicNames().get(60, TimeUnit.SECONDS).get(name)
-                    .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+            return HostedPartitions.all(admin, admin.describeTopics(List.of(name)).allTopicNames()
+                    .get(60, TimeUnit.SECONDS));
         } catch (ExecutionException e) {
             // Right after creation a loaded broker may not serve the topic's metadata yet (seen in CI).
             if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {

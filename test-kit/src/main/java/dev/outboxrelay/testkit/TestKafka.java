@@ -19,7 +19,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -227,14 +226,14 @@ public final class TestKafka implements AutoCloseable {
         return admin;
     }
 
-    /** Creates a topic with replication factor 1 and waits until every partition has a leader. */
+    /** Creates a topic with replication factor 1 and waits until every partition has a leader that hosts it. */
     public void createTopic(String name, int partitions) {
         createTopic(name, partitions, Map.of());
     }
 
     /**
      * Creates a topic with replication factor 1 and the given topic configs (e.g.
-     * {@code Map.of("max.message.bytes", "2048")}) and waits until every partition has a leader.
+     * {@code Map.of("max.message.bytes", "2048")}) and waits until every partition has a leader that hosts it.
      */
     public void createTopic(String name, int partitions, Map<String, String> topicConfigs) {
         try {
@@ -306,11 +305,7 @@ public final class TestKafka implements AutoCloseable {
             try {
                 Map<String, TopicDescription> descriptions = admin().describeTopics(topics).allTopicNames()
                         .get(10, TimeUnit.SECONDS);
-                boolean allLed = descriptions.values().stream()
-                        .flatMap(d -> d.partitions().stream())
-                        .map(TopicPartitionInfo::leader)
-                        .allMatch(leader -> leader != null && !leader.isEmpty());
-                if (allLed) {
+                if (HostedPartitions.all(admin(), descriptions)) {
                     return;
                 }
             } catch (ExecutionException e) {
